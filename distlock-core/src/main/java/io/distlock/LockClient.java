@@ -1,0 +1,56 @@
+package io.distlock;
+
+/**
+ * A connection to one lock store, shared by every lock and thread of a process.
+ *
+ * <p>A client owns one watchdog (a single scheduler thread that renews every hold it has in batches), one
+ * subscription per name that has waiters, and the connections to its store. Locks obtained from it are cheap views:
+ * {@code client.lock("a")} twice gives two objects for the same lock, and a thread that holds one holds the other.
+ *
+ * <pre>{@code
+ * try (LockClient client = RedisLockClient.create("redis://localhost:6379")) {
+ *     DistributedLock lock = client.lock("order:123");
+ *     lock.lock();
+ *     try {
+ *         // ... guarded work ...
+ *     } finally {
+ *         lock.unlock();
+ *     }
+ * }
+ * }</pre>
+ */
+public interface LockClient extends AutoCloseable {
+
+    /**
+     * Returns the non-fair re-entrant lock with this name. Any string works as a name; distinct names never contend.
+     *
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is blank
+     * @throws IllegalStateException if the client is closed
+     */
+    DistributedLock lock(String name);
+
+    /**
+     * Returns the fair lock with this name: waiters are granted the lock in the order they asked, across all clients,
+     * and a waiter that died is evicted from the queue within a bounded time. A fair lock and a lock of the same name
+     * are the same lock; only fair acquirers keep each other's order.
+     *
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is blank
+     * @throws IllegalStateException if the client is closed
+     */
+    DistributedLock fairLock(String name);
+
+    /** The identity of this client in the store: unique per instance, part of every owner id it writes. */
+    String clientId();
+
+    /** Operator's view of the store: who holds what, and a forced release. */
+    LockAdmin admin();
+
+    /**
+     * Stops renewals, releases what the client still holds (best effort; a hold that cannot be released expires with
+     * its lease), then closes the store connections. Holds of this client turn invalid. Idempotent.
+     */
+    @Override
+    void close();
+}

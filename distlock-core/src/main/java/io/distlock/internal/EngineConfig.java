@@ -1,0 +1,69 @@
+package io.distlock.internal;
+
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * What a backend's builder hands to {@link LockEngine}.
+ *
+ * @param clientId unique per client instance; prefix of every owner id it writes
+ * @param watchdogLease the lease of holds taken without a lease argument, renewed every third of it
+ * @param ticker the monotonic clock for deadlines and local lease bookkeeping
+ * @param metrics metrics hooks
+ * @param handOffLimit how many times in a row a release may hand the lock straight to a waiting thread of the same
+ *     client before it releases through the store, giving other clients a chance
+ */
+public record EngineConfig(
+        String clientId, Duration watchdogLease, Ticker ticker, LockMetrics metrics, int handOffLimit) {
+
+    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+    public static final int DEFAULT_HAND_OFF_LIMIT = 16;
+
+    public EngineConfig {
+        Objects.requireNonNull(clientId, "clientId");
+        if (clientId.isBlank() || clientId.indexOf(':') >= 0) {
+            throw new IllegalArgumentException("clientId must be non-blank and contain no ':': '" + clientId + "'");
+        }
+        Checks.lease(watchdogLease, "watchdogLease");
+        Objects.requireNonNull(ticker, "ticker");
+        Objects.requireNonNull(metrics, "metrics");
+        if (handOffLimit < 0) {
+            throw new IllegalArgumentException("handOffLimit must not be negative: " + handOffLimit);
+        }
+    }
+
+    /** Defaults with a fresh random client id. */
+    public static EngineConfig defaults() {
+        return new EngineConfig(
+                newClientId(), DEFAULT_LEASE, Ticker.system(), LockMetrics.NONE, DEFAULT_HAND_OFF_LIMIT);
+    }
+
+    /** A random 64-bit id plus the process id, so an operator can tell which process wrote a hold. */
+    public static String newClientId() {
+        byte[] random = new byte[8];
+        ThreadLocalRandom.current().nextBytes(random);
+        return HexFormat.of().formatHex(random) + "@" + ProcessHandle.current().pid();
+    }
+
+    public EngineConfig withClientId(String value) {
+        return new EngineConfig(value, watchdogLease, ticker, metrics, handOffLimit);
+    }
+
+    public EngineConfig withWatchdogLease(Duration value) {
+        return new EngineConfig(clientId, value, ticker, metrics, handOffLimit);
+    }
+
+    public EngineConfig withTicker(Ticker value) {
+        return new EngineConfig(clientId, watchdogLease, value, metrics, handOffLimit);
+    }
+
+    public EngineConfig withMetrics(LockMetrics value) {
+        return new EngineConfig(clientId, watchdogLease, ticker, value, handOffLimit);
+    }
+
+    public EngineConfig withHandOffLimit(int value) {
+        return new EngineConfig(clientId, watchdogLease, ticker, metrics, value);
+    }
+}

@@ -1,0 +1,135 @@
+package io.distlock.internal;
+
+import io.distlock.LockHold;
+import io.distlock.LockLostException;
+import io.distlock.spi.HeldLock;
+import io.distlock.spi.OwnerId;
+import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One fresh acquisition: of a thread (the {@code Lock} view, counting re-entries) or of a {@link LockHold} handle.
+ * The status moves once, from ACTIVE to RELEASED or LOST; whoever wins that race decides what the owner is told.
+ */
+final class HoldImpl implements LockHold {
+    static final int ACTIVE = 0;
+    static final int RELEASED = 1;
+    static final int LOST = 2;
+
+    final LockEngine engine;
+    final LockState state;
+    final EngineLock lock;
+    final OwnerId owner;
+    final boolean threadView;
+    final long fencingToken;
+    /** Null when the watchdog renews the hold. */
+    final @Nullable Duration fixedLease;
+
+    final long acquiredAt;
+    private volatile long validUntil;
+    private final AtomicInteger status = new AtomicInteger(ACTIVE);
+    /** Re-entries of a thread-view hold; guarded by the state's mutex. */
+    int count = 1;
+
+    volatile boolean lossAcknowledged;
+    volatile @Nullable ScheduledFuture<?> expiry;
+
+    HoldImpl(
+            LockEngine engine,
+            LockState state,
+            EngineLock lock,
+            OwnerId owner,
+            boolean threadView,
+            long fencingToken,
+            @Nullable Duration fixedLease,
+            long attemptSentAt,
+            long leaseNanos) {
+        this.engine = engine;
+        this.state = state;
+        this.lock = lock;
+        this.owner = owner;
+        this.threadView = threadView;
+        this.fencingToken = fencingToken;
+        this.fixedLease = fixedLease;
+        this.acquiredAt = attemptSentAt;
+        this.validUntil = attemptSentAt + leaseNanos;
+    }
+
+    @Override
+    public String name() {
+        return state.key.name();
+    }
+
+    @Override
+    public long fencingToken() {
+        return fencingToken;
+    }
+
+    @Override
+    public boolean isValid() {
+        return status.get() == ACTIVE && engine.ticker().read() - validUntil < 0;
+    }
+
+    boolean isActive() {
+        return status.get() == ACTIVE;
+    }
+
+    boolean isLost() {
+        return status.get() == LOST;
+    }
+
+    boolean isReleased() {
+        return status.get() == RELEASED;
+    }
+
+    boolean finish(int to) {
+        return status.compareAndSet(ACTIVE, to);
+    }
+
+    long validUntil() {
+        return validUntil;
+    }
+
+    void renewed(long until) {
+        validUntil = until;
+    }
+
+    HeldLock heldLock() {
+        return new HeldLock(state.key, owner, fencingToken);
+    }
+
+    @Override
+    public void release() {
+        if (threadView) {
+            throw new IllegalStateException("a thread's hold is released with unlock()");
+        }
+        engine.release(this);
+    }
+
+    @Override
+    public void close() {
+        if (isReleased() || (isLost() && lossAcknowledged)) {
+            return;
+        }
+        release();
+    }
+
+    LockLostException lostException() {
+        lossAcknowledged = true;
+        return new LockLostException("lock '" + name() + "' (fencing token " + fencingToken + ") was lost before "
+                + "its release: its lease ran out or the store no longer has the hold");
+    }
+
+    @Override
+    public String toString() {
+        String s =
+                switch (status.get()) {
+                    case ACTIVE -> "active";
+                    case RELEASED -> "released";
+                    default -> "lost";
+                };
+        return "LockHold[" + name() + ", token=" + fencingToken + ", owner=" + owner + ", " + s + "]";
+    }
+}

@@ -1,0 +1,889 @@
+package io.distlock.internal;
+
+import io.distlock.DistributedLock;
+import io.distlock.DistributedLockException;
+import io.distlock.LockAdmin;
+import io.distlock.LockClient;
+import io.distlock.LockInfo;
+import io.distlock.spi.Attempt;
+import io.distlock.spi.LockKey;
+import io.distlock.spi.LockStore;
+import io.distlock.spi.OwnerId;
+import io.distlock.spi.Subscription;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Overview
+ *
+ * The engine is the one implementation of the lock contract; a backend supplies only a LockStore, whose methods are
+ * single round trips that never wait (the AQS shape: the store is tryAcquire/tryRelease, the engine is the rest).
+ *
+ * Per client and lock name there is one LockState: the local holder (an owner of this client that holds the lock),
+ * the local waiters, and one store subscription shared by them. LockState.mutex guards it and is never held across a
+ * round trip, so a store's I/O thread that delivers a wake-up can always take it.
+ *
+ * Owners. A thread's hold through the Lock view is owned by "<clientId>:t<threadId>" and counts re-entries in the
+ * client, so a re-entrant acquire costs no round trip and the store sees one hold per owner. A LockHold is owned by
+ * "<clientId>:h<n>" and may be released by any thread.
+ *
+ * Waiting, non-queued (plain locks on stores that do not queue every waiter). A new acquirer barges: one attempt
+ * unless a local owner holds the lock. Then it joins the local queue. Only the first local waiter talks to the store:
+ * it subscribes, re-checks (so a release between its failed attempt and the subscription is not missed), and sleeps
+ * until a wake-up or the holder's remaining lease, whichever is first. A wake-up (store notification, local release,
+ * lost local hold) wakes that one waiter. When a local owner releases and a local waiter exists, the lock is handed
+ * over in one round trip with a fresh fencing token (LockStore.handOff), at most handOffLimit times in a row so other
+ * clients get their turn.
+ *
+ * Waiting, queued (fair locks, and stores whose holds are queue positions). Every waiter joins the store's queue with
+ * its own owner id and is granted in the store's order; every wake-up wakes all local queued waiters, each of which
+ * re-checks its position. A waiter that gives up abandons its queue entry in the store.
+ *
+ * A wait that ends by timeout or interrupt leaves nothing behind: a non-queued waiter never wrote anything; a queued
+ * one abandons its entry (which also drops a grant it never saw); a waiter that was being handed the lock waits for
+ * the hand-off's outcome and then keeps (timeout) or releases (interrupt) the grant, so no grant is left unowned.
+ *
+ * Leases: holds without a lease argument are renewed by the Watchdog; holds with one get a scheduled expiry that
+ * marks them lost when the lease ends (and releases them in stores that keep no lease themselves).
+ */
+/**
+ * The shared implementation of {@link LockClient} over a {@link LockStore}. A backend's public client delegates to
+ * it; see the overview comment in the source for the algorithm.
+ */
+public final class LockEngine implements LockClient {
+    private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
+    private static final long FOREVER = Long.MAX_VALUE / 4;
+    private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long POLL_BASE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    private static final long POLL_CAP_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
+    private final LockStore store;
+    private final LockStore.Traits traits;
+    private final EngineConfig config;
+    private final String clientId;
+    private final Ticker ticker;
+    private final LockMetrics metrics;
+    private final ScheduledThreadPoolExecutor scheduler;
+    private final Watchdog watchdog;
+    private final ConcurrentHashMap<String, LockState> states = new ConcurrentHashMap<>();
+    private final AtomicLong holdIds = new AtomicLong();
+    private volatile boolean closed;
+
+    private LockEngine(LockStore store, EngineConfig config) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.config = Objects.requireNonNull(config, "config");
+        this.traits = store.traits();
+        this.clientId = config.clientId();
+        this.ticker = config.ticker();
+        this.metrics = config.metrics();
+        this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "distlock-watchdog-" + clientId);
+            t.setDaemon(true);
+            return t;
+        });
+        scheduler.setRemoveOnCancelPolicy(true);
+        this.watchdog = new Watchdog(this, store, ticker, config.watchdogLease());
+        long tick = Math.max(1, config.watchdogLease().toNanos() / 3);
+        scheduler.scheduleWithFixedDelay(watchdog::tick, tick, tick, TimeUnit.NANOSECONDS);
+    }
+
+    /** Starts an engine over {@code store}; closing the engine closes the store. */
+    public static LockEngine create(LockStore store, EngineConfig config) {
+        return new LockEngine(store, config);
+    }
+
+    // ---------------------------------------------------------------- LockClient
+
+    @Override
+    public DistributedLock lock(String name) {
+        ensureOpen();
+        return new EngineLock(this, Checks.name(name), false);
+    }
+
+    @Override
+    public DistributedLock fairLock(String name) {
+        ensureOpen();
+        return new EngineLock(this, Checks.name(name), true);
+    }
+
+    @Override
+    public String clientId() {
+        return clientId;
+    }
+
+    @Override
+    public LockAdmin admin() {
+        return new LockAdmin() {
+            @Override
+            public Optional<LockInfo> inspect(String name) {
+                LockKey key = new LockKey(Checks.name(name));
+                return call("inspect", key, () -> store.inspect(key));
+            }
+
+            @Override
+            public List<LockInfo> list(String prefix, int limit) {
+                Objects.requireNonNull(prefix, "prefix");
+                Checks.positive(limit, "limit");
+                return call("list", new LockKey(prefix.isEmpty() ? "*" : prefix), () -> store.list(prefix, limit));
+            }
+
+            @Override
+            public Optional<LockInfo> forceUnlock(String name) {
+                LockKey key = new LockKey(Checks.name(name));
+                return call("forceUnlock", key, () -> store.forceRelease(key));
+            }
+        };
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        scheduler.shutdownNow();
+        List<HoldImpl> held = new ArrayList<>();
+        List<Subscription> subscriptions = new ArrayList<>();
+        for (LockState s : states.values()) {
+            s.mutex.lock();
+            try {
+                for (Waiter w : s.waiters) {
+                    w.signal();
+                }
+                HoldImpl h = s.holder;
+                if (h != null) {
+                    held.add(h);
+                }
+            } finally {
+                s.mutex.unlock();
+            }
+            s.subscribeLock.lock();
+            try {
+                Subscription sub = s.subscription;
+                if (sub != null) {
+                    subscriptions.add(sub);
+                    s.subscription = null;
+                }
+            } finally {
+                s.subscribeLock.unlock();
+            }
+        }
+        for (HoldImpl h : held) {
+            if (h.finish(HoldImpl.RELEASED)) {
+                try {
+                    var unused = store.release(h.state.key, h.owner);
+                } catch (RuntimeException e) {
+                    log.warn("distlock: could not release '{}' on close; it expires with its lease", h.name(), e);
+                }
+            }
+        }
+        for (Subscription sub : subscriptions) {
+            closeQuietly(sub);
+        }
+        try {
+            store.close();
+        } catch (RuntimeException e) {
+            log.warn("distlock: closing the store failed", e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LockEngine[" + clientId + ", " + store + "]";
+    }
+
+    // ---------------------------------------------------------------- for EngineLock and HoldImpl
+
+    Ticker ticker() {
+        return ticker;
+    }
+
+    OwnerId threadOwner() {
+        return new OwnerId(clientId + ":t" + threadId(Thread.currentThread()));
+    }
+
+    OwnerId newHoldOwner() {
+        return new OwnerId(clientId + ":h" + holdIds.incrementAndGet());
+    }
+
+    @SuppressWarnings("deprecation") // Thread.threadId() is Java 19+; getId() is the same number on 17
+    private static long threadId(Thread t) {
+        return t.getId();
+    }
+
+    void acquireUninterruptibly(EngineLock lock, @Nullable Duration fixedLease) {
+        try {
+            var unused = acquire(lock, threadOwner(), true, fixedLease, FOREVER, false);
+        } catch (InterruptedException e) {
+            throw new AssertionError("uninterruptible acquire was interrupted", e);
+        }
+    }
+
+    @Nullable
+    HoldImpl acquire(EngineLock lock, OwnerId owner, boolean threadView, @Nullable Duration fixedLease, long waitNanos)
+            throws InterruptedException {
+        return acquire(lock, owner, threadView, fixedLease, waitNanos, true);
+    }
+
+    private @Nullable HoldImpl acquire(
+            EngineLock lock,
+            OwnerId owner,
+            boolean threadView,
+            @Nullable Duration fixedLease,
+            long waitNanos,
+            boolean interruptible)
+            throws InterruptedException {
+        ensureOpen();
+        long start = ticker.read();
+        LockState s = enter(lock.name());
+        boolean interrupted = false;
+        try {
+            if (threadView) {
+                HoldImpl reentered = reenter(s, owner);
+                if (reentered != null) {
+                    return reentered;
+                }
+            }
+            boolean queued = lock.fair || traits.queuesEveryWaiter();
+            boolean mayWait = waitNanos > 0;
+            long deadline = start + waitNanos;
+            long nextTryAt = start;
+            Backoff backoff = null;
+            boolean subscribed = false;
+            boolean notifies = true;
+            Waiter w = null;
+            for (; ; ) {
+                boolean attempt;
+                s.mutex.lock();
+                try {
+                    if (closed) {
+                        if (w != null) {
+                            s.waiters.remove(w);
+                        }
+                        throw closedException();
+                    }
+                    if (w != null && w.status == Waiter.Status.GRANTED) {
+                        return Objects.requireNonNull(w.grant);
+                    }
+                    long now = ticker.read();
+                    if (w != null && w.status == Waiter.Status.CLAIMED) {
+                        attempt = false;
+                    } else if (queued) {
+                        attempt = w == null || w.signalled || now - nextTryAt >= 0;
+                    } else {
+                        HoldImpl holder = s.holder;
+                        if (w == null && holder != null && !mayWait) {
+                            metrics.notAcquired(lock.name(), 0);
+                            return null; // another owner of this client holds it: no round trip needed
+                        }
+                        attempt = holder == null
+                                && (w == null || (s.firstLocal() == w && (w.signalled || now - nextTryAt >= 0)));
+                    }
+                    if (attempt && w != null) {
+                        w.signalled = false;
+                    }
+                } finally {
+                    s.mutex.unlock();
+                }
+
+                if (attempt) {
+                    if (w != null && !subscribed) {
+                        notifies = subscribe(s);
+                        subscribed = true;
+                    }
+                    Duration lease = fixedLease != null ? fixedLease : config.watchdogLease();
+                    long sent = ticker.read();
+                    Attempt result;
+                    try {
+                        result = store.tryAcquire(s.key, owner, lease, queued && mayWait);
+                    } catch (RuntimeException e) {
+                        leave(s, w);
+                        abandonQuietly(s.key, owner); // the grant may have happened with its answer lost
+                        throw storeFailure("acquire", s.key, e);
+                    }
+                    if (result instanceof Attempt.Acquired acquired) {
+                        HoldImpl h = new HoldImpl(
+                                this,
+                                s,
+                                lock,
+                                owner,
+                                threadView,
+                                acquired.fencingToken(),
+                                fixedLease,
+                                sent,
+                                lease.toNanos());
+                        install(s, w, h);
+                        metrics.acquired(lock.name(), ticker.read() - start);
+                        lock.fireAcquired(h.fencingToken);
+                        return h;
+                    }
+                    if (!mayWait) {
+                        metrics.notAcquired(lock.name(), 0);
+                        return null;
+                    }
+                    long retry = Math.max(MIN_RETRY_NANOS, nanos(((Attempt.Busy) result).retryWithin()));
+                    if (w != null && !notifies) {
+                        if (backoff == null) {
+                            backoff = new Backoff(POLL_BASE_NANOS, POLL_CAP_NANOS);
+                        }
+                        retry = Math.min(retry, backoff.nextNanos());
+                    }
+                    nextTryAt = ticker.read() + retry;
+                    if (w == null) {
+                        w = join(s, lock, owner, threadView, fixedLease, queued);
+                        w.signalled = true; // subscribe, then re-check at once
+                        continue;
+                    }
+                } else if (w == null) {
+                    // a local owner holds the lock: wait for its release without asking the store
+                    w = join(s, lock, owner, threadView, fixedLease, queued);
+                    continue;
+                }
+
+                long now = ticker.read();
+                if (now - deadline >= 0) {
+                    HoldImpl granted = giveUp(s, w, false);
+                    if (granted == null) {
+                        metrics.notAcquired(lock.name(), now - start);
+                    }
+                    return granted;
+                }
+                if (!w.signalled) {
+                    LockSupport.parkNanos(this, Math.min(deadline - now, Math.max(0, nextTryAt - now) + 1));
+                }
+                if (Thread.interrupted()) {
+                    if (interruptible) {
+                        var unused = giveUp(s, w, true);
+                        throw new InterruptedException("interrupted while waiting for lock '" + lock.name() + "'");
+                    }
+                    interrupted = true;
+                }
+            }
+        } finally {
+            exit(s);
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private @Nullable HoldImpl reenter(LockState s, OwnerId owner) {
+        HoldImpl expired = null;
+        s.mutex.lock();
+        try {
+            HoldImpl h = s.holder;
+            if (h != null && h.owner.equals(owner)) {
+                if (h.isValid()) {
+                    h.count++;
+                    return h;
+                }
+                expired = h;
+            }
+            s.lostThreadHolds.remove(owner);
+        } finally {
+            s.mutex.unlock();
+        }
+        if (expired != null) {
+            markLost(expired, null);
+            s.mutex.lock();
+            try {
+                s.lostThreadHolds.remove(owner);
+            } finally {
+                s.mutex.unlock();
+            }
+        }
+        return null;
+    }
+
+    private Waiter join(
+            LockState s,
+            EngineLock lock,
+            OwnerId owner,
+            boolean threadView,
+            @Nullable Duration fixedLease,
+            boolean queued) {
+        Waiter w = new Waiter(lock, owner, threadView, fixedLease, queued);
+        s.mutex.lock();
+        try {
+            s.waiters.addLast(w);
+        } finally {
+            s.mutex.unlock();
+        }
+        return w;
+    }
+
+    private void leave(LockState s, @Nullable Waiter w) {
+        if (w == null) {
+            return;
+        }
+        s.mutex.lock();
+        try {
+            s.waiters.remove(w);
+            wakeNextLocal(s, w);
+        } finally {
+            s.mutex.unlock();
+        }
+    }
+
+    /** After {@code gone} left the local queue, the next local waiter takes over talking to the store. */
+    private static void wakeNextLocal(LockState s, Waiter gone) {
+        if (!gone.queued && s.holder == null) {
+            Waiter next = s.firstLocal();
+            if (next != null) {
+                next.signal();
+            }
+        }
+    }
+
+    private void install(LockState s, @Nullable Waiter w, HoldImpl h) {
+        HoldImpl replaced;
+        s.mutex.lock();
+        try {
+            if (w != null) {
+                s.waiters.remove(w);
+            }
+            replaced = s.holder;
+            s.holder = h;
+            s.handOffStreak = 0;
+        } finally {
+            s.mutex.unlock();
+        }
+        activate(h);
+        if (replaced != null) {
+            // the store granted us the lock, so the hold we knew of has ended without our noticing yet
+            markLost(replaced, null);
+        }
+    }
+
+    /** Ends a wait. Returns a grant the waiter keeps (timeout during a hand-off); null otherwise. */
+    private @Nullable HoldImpl giveUp(LockState s, Waiter w, boolean interrupted) {
+        HoldImpl grant;
+        for (; ; ) {
+            s.mutex.lock();
+            try {
+                if (w.status == Waiter.Status.GRANTED) {
+                    grant = w.grant;
+                    break;
+                }
+                if (w.status == Waiter.Status.WAITING) {
+                    s.waiters.remove(w);
+                    wakeNextLocal(s, w);
+                    grant = null;
+                    break;
+                }
+            } finally {
+                s.mutex.unlock();
+            }
+            // a release is handing us the lock right now: its outcome is one round trip away
+            LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(1));
+        }
+        if (grant == null) {
+            if (w.queued) {
+                abandonQuietly(s.key, w.owner);
+            }
+            return null;
+        }
+        if (interrupted) {
+            try {
+                release(grant);
+            } catch (RuntimeException e) {
+                log.warn("distlock: releasing '{}' after an interrupted wait failed", s.key, e);
+            }
+            return null;
+        }
+        return grant;
+    }
+
+    private boolean subscribe(LockState s) {
+        s.subscribeLock.lock();
+        try {
+            Subscription sub = s.subscription;
+            if (sub == null) {
+                sub = call("subscribe", s.key, () -> store.subscribe(s.key, () -> onWake(s)));
+                s.subscription = sub;
+            }
+            return sub.notifies();
+        } finally {
+            s.subscribeLock.unlock();
+        }
+    }
+
+    private static void onWake(LockState s) {
+        s.mutex.lock();
+        try {
+            s.signalWaiters();
+        } finally {
+            s.mutex.unlock();
+        }
+    }
+
+    void unlockThread(EngineLock lock) {
+        OwnerId owner = threadOwner();
+        LockState s = enter(lock.name());
+        HoldImpl h;
+        try {
+            s.mutex.lock();
+            try {
+                h = s.holder;
+                if (h == null || !h.owner.equals(owner)) {
+                    HoldImpl lost = s.lostThreadHolds.remove(owner);
+                    if (lost != null) {
+                        throw lost.lostException();
+                    }
+                    throw new IllegalMonitorStateException(
+                            "the current thread does not hold lock '" + lock.name() + "'");
+                }
+                if (h.count > 1) {
+                    h.count--;
+                    return;
+                }
+            } finally {
+                s.mutex.unlock();
+            }
+            release(h);
+        } finally {
+            exit(s);
+        }
+    }
+
+    void release(HoldImpl h) {
+        LockState s = h.state;
+        if (h.isLost()) {
+            throw h.lostException();
+        }
+        stopRenewal(h); // from here on no renewal of this hold runs
+        if (!h.finish(HoldImpl.RELEASED)) {
+            if (h.isLost()) {
+                throw h.lostException();
+            }
+            throw new IllegalMonitorStateException("lock '" + h.name() + "' was already released by this hold");
+        }
+        metrics.released(h.name(), ticker.read() - h.acquiredAt);
+        Waiter next = null;
+        s.mutex.lock();
+        try {
+            if (traits.handsOff() && s.handOffStreak < config.handOffLimit() && s.holder == h) {
+                next = s.firstLocal();
+                if (next != null) {
+                    next.status = Waiter.Status.CLAIMED;
+                    s.waiters.remove(next);
+                    s.handOffStreak++;
+                }
+            }
+            if (next == null) {
+                s.handOffStreak = 0;
+            }
+        } finally {
+            s.mutex.unlock();
+        }
+        if (next != null) {
+            handOff(s, h, next);
+            return;
+        }
+        boolean released;
+        try {
+            released = store.release(s.key, h.owner);
+        } catch (RuntimeException e) {
+            clearHolder(s, h);
+            throw storeFailure("release", s.key, e);
+        }
+        clearHolder(s, h);
+        if (!released) {
+            metrics.lost(h.name());
+            h.lock.fireLost(h.fencingToken, null);
+            throw h.lostException();
+        }
+        h.lock.fireReleased(h.fencingToken);
+    }
+
+    private void handOff(LockState s, HoldImpl from, Waiter to) {
+        Duration lease = to.fixedLease != null ? to.fixedLease : config.watchdogLease();
+        long sent = ticker.read();
+        Long token;
+        RuntimeException failure = null;
+        try {
+            token = store.handOff(s.key, from.owner, to.owner, lease);
+        } catch (RuntimeException e) {
+            token = null;
+            failure = e;
+        }
+        HoldImpl granted = null;
+        if (token != null) {
+            granted = new HoldImpl(
+                    this, s, to.lock, to.owner, to.threadView, token, to.fixedLease, sent, lease.toNanos());
+            activate(granted);
+        }
+        s.mutex.lock();
+        try {
+            if (granted != null) {
+                s.holder = granted;
+                to.grant = granted;
+                to.status = Waiter.Status.GRANTED;
+                to.signal();
+            } else {
+                if (s.holder == from) {
+                    s.holder = null;
+                }
+                to.status = Waiter.Status.WAITING;
+                s.waiters.addFirst(to);
+                s.signalWaiters();
+            }
+        } finally {
+            s.mutex.unlock();
+        }
+        if (granted != null) {
+            metrics.handedOff(s.key.name());
+            metrics.acquired(s.key.name(), 0);
+            from.lock.fireReleased(from.fencingToken);
+            to.lock.fireAcquired(granted.fencingToken);
+            return;
+        }
+        if (failure != null) {
+            throw storeFailure("release", s.key, failure);
+        }
+        metrics.lost(from.name());
+        from.lock.fireLost(from.fencingToken, null);
+        throw from.lostException();
+    }
+
+    private void clearHolder(LockState s, HoldImpl h) {
+        s.mutex.lock();
+        try {
+            if (s.holder == h) {
+                s.holder = null;
+                s.signalWaiters();
+            }
+        } finally {
+            s.mutex.unlock();
+        }
+    }
+
+    /** The hold ended without its owner's release. Tells listeners once. */
+    void markLost(HoldImpl h, @Nullable Throwable cause) {
+        if (!h.finish(HoldImpl.LOST)) {
+            return;
+        }
+        stopRenewal(h);
+        LockState s = h.state;
+        s.mutex.lock();
+        try {
+            HoldImpl holder = s.holder;
+            if (holder == h) {
+                s.holder = null;
+                s.signalWaiters();
+            }
+            if (h.threadView && (holder == h || holder == null || !holder.owner.equals(h.owner))) {
+                s.lostThreadHolds.put(h.owner, h);
+            }
+        } finally {
+            s.mutex.unlock();
+        }
+        log.warn("distlock: lost lock '{}' (fencing token {}, owner {})", h.name(), h.fencingToken, h.owner);
+        metrics.lost(h.name());
+        h.lock.fireLost(h.fencingToken, cause);
+        if (!traits.expiresHolds() && cause == null) {
+            abandonQuietly(s.key, h.owner); // the store keeps no lease: end the hold there too
+        }
+    }
+
+    private void activate(HoldImpl h) {
+        if (h.fixedLease == null) {
+            watchdog.add(h);
+            return;
+        }
+        long delay = h.validUntil() - ticker.read();
+        try {
+            h.expiry = scheduler.schedule(
+                    () -> {
+                        if (h.isActive()) {
+                            markLost(h, null);
+                        }
+                    },
+                    Math.max(0, delay),
+                    TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the client is closing; close() releases the hold
+        }
+    }
+
+    private void stopRenewal(HoldImpl h) {
+        if (h.fixedLease == null) {
+            watchdog.remove(h);
+        } else {
+            ScheduledFuture<?> f = h.expiry;
+            if (f != null) {
+                f.cancel(false);
+            }
+        }
+    }
+
+    @Nullable
+    HoldImpl threadHold(EngineLock lock) {
+        LockState s = states.get(lock.name());
+        if (s == null) {
+            return null;
+        }
+        OwnerId owner = threadOwner();
+        s.mutex.lock();
+        try {
+            HoldImpl h = s.holder;
+            return h != null && h.owner.equals(owner) && h.isActive() ? h : null;
+        } finally {
+            s.mutex.unlock();
+        }
+    }
+
+    int threadHoldCount(EngineLock lock) {
+        LockState s = states.get(lock.name());
+        if (s == null) {
+            return 0;
+        }
+        OwnerId owner = threadOwner();
+        s.mutex.lock();
+        try {
+            HoldImpl h = s.holder;
+            return h != null && h.owner.equals(owner) && h.isValid() ? h.count : 0;
+        } finally {
+            s.mutex.unlock();
+        }
+    }
+
+    boolean isLocked(EngineLock lock) {
+        LockState s = states.get(lock.name());
+        if (s != null) {
+            s.mutex.lock();
+            try {
+                HoldImpl h = s.holder;
+                if (h != null && h.isValid()) {
+                    return true;
+                }
+            } finally {
+                s.mutex.unlock();
+            }
+        }
+        LockKey key = new LockKey(lock.name());
+        return call("isLocked", key, () -> store.inspect(key)).isPresent();
+    }
+
+    /** Runs one watchdog tick now; for tests that drive time by hand. */
+    void tickWatchdog() {
+        watchdog.tick();
+    }
+
+    int watchdogSize() {
+        return watchdog.size();
+    }
+
+    int stateCount() {
+        return states.size();
+    }
+
+    // ---------------------------------------------------------------- state lifecycle
+
+    private LockState enter(String name) {
+        for (; ; ) {
+            LockState s = states.computeIfAbsent(name, n -> new LockState(new LockKey(n)));
+            s.mutex.lock();
+            try {
+                if (!s.removed) {
+                    s.users++;
+                    return s;
+                }
+            } finally {
+                s.mutex.unlock();
+            }
+        }
+    }
+
+    private void exit(LockState s) {
+        Subscription dropped = null;
+        s.mutex.lock();
+        try {
+            s.users--;
+            if (s.idle()) {
+                s.removed = true;
+                states.remove(s.key.name(), s);
+                dropped = s.subscription;
+                s.subscription = null;
+            }
+        } finally {
+            s.mutex.unlock();
+        }
+        if (dropped != null) {
+            closeQuietly(dropped);
+        }
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private void ensureOpen() {
+        if (closed) {
+            throw closedException();
+        }
+    }
+
+    private IllegalStateException closedException() {
+        return new IllegalStateException("lock client " + clientId + " is closed");
+    }
+
+    private void abandonQuietly(LockKey key, OwnerId owner) {
+        try {
+            store.abandon(key, owner);
+        } catch (RuntimeException e) {
+            log.warn("distlock: could not clean up after '{}' for {}; it expires with its lease", key, owner, e);
+        }
+    }
+
+    private static void closeQuietly(Subscription sub) {
+        try {
+            sub.close();
+        } catch (RuntimeException e) {
+            log.debug("distlock: closing a subscription failed", e);
+        }
+    }
+
+    private static long nanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException e) {
+            return FOREVER;
+        }
+    }
+
+    private interface StoreCall<T> {
+        T run();
+    }
+
+    private static <T> T call(String operation, LockKey key, StoreCall<T> call) {
+        try {
+            return call.run();
+        } catch (RuntimeException e) {
+            throw storeFailure(operation, key, e);
+        }
+    }
+
+    private static RuntimeException storeFailure(String operation, LockKey key, RuntimeException e) {
+        if (e instanceof DistributedLockException
+                || e instanceof IllegalArgumentException
+                || e instanceof IllegalStateException) {
+            return e;
+        }
+        return new DistributedLockException(operation + " of lock '" + abbreviate(key.name()) + "' failed: " + e, e);
+    }
+
+    private static String abbreviate(String name) {
+        return name.length() <= 200 ? name : name.substring(0, 200) + "…";
+    }
+}

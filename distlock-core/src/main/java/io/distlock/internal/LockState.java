@@ -1,0 +1,72 @@
+package io.distlock.internal;
+
+import io.distlock.spi.LockKey;
+import io.distlock.spi.OwnerId;
+import io.distlock.spi.Subscription;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What one client knows about one lock name: its local holder, its local waiters, and the store subscription they
+ * share. Guarded by {@link #mutex}, which is never held across a store round trip. {@link #subscribeLock} serializes
+ * subscribing and is always taken before {@link #mutex}, never while holding it.
+ */
+final class LockState {
+    final LockKey key;
+    final ReentrantLock mutex = new ReentrantLock();
+    final ReentrantLock subscribeLock = new ReentrantLock();
+
+    /** The hold of an owner of this client, if one is known to hold the lock. */
+    @Nullable
+    HoldImpl holder;
+
+    /** Local waiters in arrival order; a waiter being handed the lock is removed first. */
+    final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+
+    /** Thread-view holds found lost that their thread has not unlocked yet, so that unlock can say so. */
+    final Map<OwnerId, HoldImpl> lostThreadHolds = new HashMap<>();
+
+    @Nullable
+    Subscription subscription;
+
+    /** Threads inside acquire or release for this name; the state is dropped only when none are. */
+    int users;
+
+    int handOffStreak;
+    boolean removed;
+
+    LockState(LockKey key) {
+        this.key = key;
+    }
+
+    /** The first waiter that competes through the client (non-queued); only it talks to the store. */
+    @Nullable
+    Waiter firstLocal() {
+        for (Waiter w : waiters) {
+            if (!w.queued) {
+                return w;
+            }
+        }
+        return null;
+    }
+
+    /** Wakes whoever should retry now: the first non-queued waiter and every queued one. Caller holds mutex. */
+    void signalWaiters() {
+        boolean localSignalled = false;
+        for (Waiter w : waiters) {
+            if (w.queued) {
+                w.signal();
+            } else if (!localSignalled) {
+                w.signal();
+                localSignalled = true;
+            }
+        }
+    }
+
+    boolean idle() {
+        return users == 0 && holder == null && waiters.isEmpty() && lostThreadHolds.isEmpty();
+    }
+}

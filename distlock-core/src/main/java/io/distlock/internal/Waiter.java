@@ -1,0 +1,45 @@
+package io.distlock.internal;
+
+import io.distlock.spi.OwnerId;
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
+
+/** A thread waiting for a lock. Fields other than {@link #signalled} are guarded by the state's mutex. */
+final class Waiter {
+    enum Status {
+        WAITING,
+        /** A release is handing the lock to this waiter; it must wait for the outcome. */
+        CLAIMED,
+        GRANTED
+    }
+
+    final EngineLock lock;
+    final OwnerId owner;
+    final Thread thread;
+    final boolean threadView;
+    final @Nullable Duration fixedLease;
+    /** Competes in the store's queue (fair lock, or a store that queues every waiter). */
+    final boolean queued;
+
+    Status status = Status.WAITING;
+
+    @Nullable
+    HoldImpl grant;
+
+    volatile boolean signalled;
+
+    Waiter(EngineLock lock, OwnerId owner, boolean threadView, @Nullable Duration fixedLease, boolean queued) {
+        this.lock = lock;
+        this.owner = owner;
+        this.thread = Thread.currentThread();
+        this.threadView = threadView;
+        this.fixedLease = fixedLease;
+        this.queued = queued;
+    }
+
+    void signal() {
+        signalled = true;
+        LockSupport.unpark(thread);
+    }
+}

@@ -1,0 +1,110 @@
+package io.distlock.internal;
+
+import io.distlock.spi.HeldLock;
+import io.distlock.spi.LockStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Overview
+ *
+ * One watchdog per client renews every hold taken without a lease argument. Each tick (every third of the lease)
+ * hands all of them to LockStore.renew in one call, which a store turns into as few round trips as it can. The tick
+ * runs under tickLock, and a release removes its hold under the same lock, so a renewal is never in flight for a
+ * hold after the release that ended it: a release waits at most one renewal round trip. Holds that the store says are
+ * gone are marked lost at once. When the store cannot be reached, holds stay valid until their last confirmed lease
+ * ends, then are marked lost with the failure as cause.
+ */
+final class Watchdog {
+    private static final Logger log = LoggerFactory.getLogger(Watchdog.class);
+
+    private final LockEngine engine;
+    private final LockStore store;
+    private final Ticker ticker;
+    private final Duration lease;
+    private final ReentrantLock tickLock = new ReentrantLock();
+    private final Set<HoldImpl> holds = ConcurrentHashMap.newKeySet();
+
+    Watchdog(LockEngine engine, LockStore store, Ticker ticker, Duration lease) {
+        this.engine = engine;
+        this.store = store;
+        this.ticker = ticker;
+        this.lease = lease;
+    }
+
+    void add(HoldImpl hold) {
+        holds.add(hold);
+    }
+
+    /** Stops renewing {@code hold}; returns after any renewal in flight has finished. */
+    void remove(HoldImpl hold) {
+        if (!holds.contains(hold)) {
+            return;
+        }
+        tickLock.lock();
+        try {
+            holds.remove(hold);
+        } finally {
+            tickLock.unlock();
+        }
+    }
+
+    int size() {
+        return holds.size();
+    }
+
+    void tick() {
+        if (holds.isEmpty()) {
+            return;
+        }
+        tickLock.lock();
+        try {
+            Map<HeldLock, HoldImpl> batch = new HashMap<>();
+            for (HoldImpl h : holds) {
+                if (h.isActive()) {
+                    batch.put(h.heldLock(), h);
+                }
+            }
+            if (batch.isEmpty()) {
+                return;
+            }
+            long sent = ticker.read();
+            Set<HeldLock> gone;
+            try {
+                gone = store.renew(batch.keySet(), lease);
+            } catch (RuntimeException e) {
+                log.warn("distlock: renewing {} holds failed; they stay valid until their leases end", batch.size(), e);
+                long now = ticker.read();
+                for (HoldImpl h : batch.values()) {
+                    if (now - h.validUntil() >= 0) {
+                        engine.markLost(h, e);
+                    }
+                }
+                return;
+            }
+            List<HoldImpl> lost = new ArrayList<>();
+            for (Map.Entry<HeldLock, HoldImpl> e : batch.entrySet()) {
+                if (gone.contains(e.getKey())) {
+                    lost.add(e.getValue());
+                } else {
+                    e.getValue().renewed(sent + lease.toNanos());
+                }
+            }
+            for (HoldImpl h : lost) {
+                engine.markLost(h, null);
+            }
+        } catch (RuntimeException e) {
+            log.error("distlock: watchdog tick failed", e);
+        } finally {
+            tickLock.unlock();
+        }
+    }
+}

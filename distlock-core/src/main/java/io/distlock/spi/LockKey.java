@@ -1,0 +1,18 @@
+package io.distlock.spi;
+
+import java.util.Objects;
+
+/**
+ * The name of a lock as the user gave it: any non-blank string, including braces, slashes, quotes, newlines and
+ * unicode. A store must encode it so that distinct names never share or contend for any store key.
+ */
+public record LockKey(String name) {
+    public LockKey {
+        Objects.requireNonNull(name, "name");
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}

@@ -1,0 +1,110 @@
+package io.distlock.spi;
+
+import io.distlock.LockInfo;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The atomic steps a store performs for an exclusive lock. Each method is a single round trip (or as few as the store
+ * allows) that never waits for another owner; waiting, re-entry, lease renewal, owner identity and argument checks are
+ * done by the core, which calls these methods with valid arguments only.
+ *
+ * <p>The store sees one hold per owner: re-entry is counted in the client. Every method throws an unchecked
+ * exception ({@link io.distlock.DistributedLockException} or the client library's own) when the store cannot be
+ * reached; the core wraps it with the operation and lock name.
+ *
+ * <p>Implementations must be thread-safe: one store instance serves every lock and thread of a client.
+ */
+public interface LockStore extends AutoCloseable {
+
+    /**
+     * Takes the lock for {@code owner} if nobody holds it.
+     *
+     * <p>With {@code queue} false, the attempt leaves nothing behind when it fails (a non-fair try). With {@code
+     * queue} true, the owner joins the name's queue if it is not in it yet, and is granted the lock only when it is at
+     * the head; the entry stays until the owner acquires or the core calls {@link #abandon}, or until it goes
+     * unrefreshed for longer than the store's waiter timeout (so a waiter that died is evicted). A store whose holds
+     * are queue positions by construction (ZooKeeper, etcd) reports {@link Traits#queuesEveryWaiter()}.
+     *
+     * <p>The fencing token of a grant is strictly greater than every token the store issued before for this name.
+     *
+     * @param lease how long the hold lasts unless renewed; ignored by stores whose holds last a session
+     */
+    Attempt tryAcquire(LockKey key, OwnerId owner, Duration lease, boolean queue);
+
+    /**
+     * The owner gave up waiting (timeout, interrupt, cancellation): removes its queue entry, and also a hold that
+     * the store granted it but the core never saw, so no grant is left that nobody owns. Owner-checked; a no-op when
+     * there is nothing of the owner's.
+     */
+    void abandon(LockKey key, OwnerId owner);
+
+    /**
+     * Ends the owner's hold.
+     *
+     * @return true if the owner held the lock and now does not; false if it did not hold it (expired, taken over,
+     *     removed), in which case nothing was changed
+     */
+    boolean release(LockKey key, OwnerId owner);
+
+    /**
+     * Extends every given hold that its owner still has to {@code lease} from now, in as few round trips as the store
+     * allows (one per node for a whole batch is the target). Owner-checked: never extends a hold of another owner,
+     * never recreates a missing one.
+     *
+     * @return the holds that are gone (the owner no longer holds them); the rest were renewed
+     */
+    Set<HeldLock> renew(Collection<HeldLock> holds, Duration lease);
+
+    /**
+     * Hands the lock from {@code from} to {@code to} in one round trip, with a fresh fencing token and {@code lease},
+     * when {@link Traits#handsOff()} is true. Called by the core when a thread of the same client waits for the lock
+     * that {@code from} releases.
+     *
+     * @return the new hold's token, or null if {@code from} did not hold the lock (nothing was changed)
+     * @throws UnsupportedOperationException if the store does not hand off (the core never calls it then)
+     */
+    default @Nullable Long handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
+        throw new UnsupportedOperationException(
+                "this store does not hand off: " + getClass().getName());
+    }
+
+    /**
+     * Registers {@code wakeUp} to be called when the lock with this name may have become free (released, expired,
+     * queue moved). The registration is in force when this method returns, so an attempt made after it cannot miss a
+     * release. The wake-up runs on the store's I/O thread and must not block. The core keeps at most one subscription
+     * per name per client.
+     */
+    Subscription subscribe(LockKey key, Runnable wakeUp);
+
+    /** The current hold of a lock, if any. */
+    Optional<LockInfo> inspect(LockKey key);
+
+    /** The current holds whose names start with {@code prefix}, at most {@code limit} of them. */
+    List<LockInfo> list(String prefix, int limit);
+
+    /** Removes the current hold whoever owns it; see {@link io.distlock.LockAdmin#forceUnlock}. */
+    Optional<LockInfo> forceRelease(LockKey key);
+
+    /** What this store can do; constant for the store's life. */
+    Traits traits();
+
+    /** Closes the connections this store opened (not those it was given). Idempotent. */
+    @Override
+    void close();
+
+    /**
+     * The capabilities the core adapts to.
+     *
+     * @param queuesEveryWaiter waiting attempts must always use {@code queue = true}, also for non-fair locks, and
+     *     waiters of one client do not bypass the store (the store's queue is the order)
+     * @param expiresHolds the store ends a hold by itself when its lease runs out; when false the core releases a
+     *     fixed-lease hold at its end
+     * @param handsOff {@link #handOff} is supported
+     */
+    record Traits(boolean queuesEveryWaiter, boolean expiresHolds, boolean handsOff) {}
+}
