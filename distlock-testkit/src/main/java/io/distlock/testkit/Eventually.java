@@ -1,0 +1,20 @@
+package io.distlock.testkit;
+
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+
+/** Polls a condition until it holds or a bound passes; for assertions about asynchronous effects in tests. */
+public final class Eventually {
+    private Eventually() {}
+
+    /** Returns when {@code condition} holds; fails with {@code what} if it does not within {@code bound}. */
+    public static void within(Duration bound, String what, BooleanSupplier condition) {
+        long end = System.nanoTime() + bound.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - end > 0) {
+                throw new AssertionError("not within " + bound + ": " + what);
+            }
+            Timing.sleep(Duration.ofMillis(10));
+        }
+    }
+}

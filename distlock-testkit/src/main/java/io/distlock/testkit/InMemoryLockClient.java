@@ -1,0 +1,114 @@
+package io.distlock.testkit;
+
+import io.distlock.DistributedLock;
+import io.distlock.LockAdmin;
+import io.distlock.LockClient;
+import io.distlock.internal.Checks;
+import io.distlock.internal.EngineConfig;
+import io.distlock.internal.LockEngine;
+import io.distlock.internal.Ticker;
+import java.time.Duration;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link LockClient} whose store lives in this JVM: the same engine and contract as every backend, for unit tests
+ * of code that uses distlock, and for demonstrating the contract.
+ *
+ * <p><b>Guarantees:</b> everything the contract promises, among the clients of one {@link InMemoryLockServer}.
+ * <b>Failure modes:</b> none from a store; the data is gone with the JVM. <b>Requirements:</b> none; not for use
+ * across processes.
+ *
+ * <pre>{@code
+ * LockClient client = InMemoryLockClient.create();
+ * DistributedLock lock = client.lock("job");
+ * }</pre>
+ */
+public final class InMemoryLockClient implements LockClient {
+    private final LockEngine engine;
+
+    private InMemoryLockClient(LockEngine engine) {
+        this.engine = engine;
+    }
+
+    /** A client on a fresh server of its own. */
+    public static InMemoryLockClient create() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public DistributedLock lock(String name) {
+        return engine.lock(name);
+    }
+
+    @Override
+    public DistributedLock fairLock(String name) {
+        return engine.fairLock(name);
+    }
+
+    @Override
+    public String clientId() {
+        return engine.clientId();
+    }
+
+    @Override
+    public LockAdmin admin() {
+        return engine.admin();
+    }
+
+    @Override
+    public void close() {
+        engine.close();
+    }
+
+    @Override
+    public String toString() {
+        return "InMemoryLockClient[" + clientId() + "]";
+    }
+
+    /** Options for an {@link InMemoryLockClient}. */
+    public static final class Builder {
+        private @Nullable InMemoryLockServer server;
+        private Duration leaseTime = EngineConfig.DEFAULT_LEASE;
+        private @Nullable Ticker ticker;
+
+        private Builder() {}
+
+        /** The server to share with other clients; default: a new one for this client alone. */
+        public Builder server(InMemoryLockServer server) {
+            this.server = Objects.requireNonNull(server, "server");
+            return this;
+        }
+
+        /** The lease of holds taken without a lease argument, renewed every third of it; default 30 s. */
+        public Builder leaseTime(Duration leaseTime) {
+            this.leaseTime = Checks.lease(leaseTime, "leaseTime");
+            return this;
+        }
+
+        /** The client's monotonic clock; default {@link System#nanoTime()}. */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        public InMemoryLockClient build() {
+            InMemoryLockServer s = server != null ? server : InMemoryLockServer.create();
+            return new InMemoryLockClient(LockEngine.create(new InMemoryLockStore(s), config()));
+        }
+
+        /** Builds over a store other than the standard one; the testkit's own tests use it for broken variants. */
+        InMemoryLockClient build(InMemoryLockStore store) {
+            return new InMemoryLockClient(LockEngine.create(store, config()));
+        }
+
+        private EngineConfig config() {
+            EngineConfig c = EngineConfig.defaults().withWatchdogLease(leaseTime);
+            return ticker != null ? c.withTicker(ticker) : c;
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package io.distlock.testkit;
+
+import io.distlock.LockInfo;
+import io.distlock.spi.Attempt;
+import io.distlock.spi.HeldLock;
+import io.distlock.spi.LockKey;
+import io.distlock.spi.LockStore;
+import io.distlock.spi.OwnerId;
+import io.distlock.spi.Subscription;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/** One client's view of an {@link InMemoryLockServer}: the {@link LockStore} the engine drives. */
+class InMemoryLockStore implements LockStore {
+    private static final Traits TRAITS = new Traits(false, true, true);
+
+    final InMemoryLockServer server;
+
+    InMemoryLockStore(InMemoryLockServer server) {
+        this.server = server;
+    }
+
+    @Override
+    public Attempt tryAcquire(LockKey key, OwnerId owner, Duration lease, boolean queue) {
+        long r = server.tryAcquire(key.name(), owner, lease.toNanos(), queue);
+        return r > 0 ? Attempt.acquired(r) : Attempt.busy(Duration.ofNanos(-r));
+    }
+
+    @Override
+    public void abandon(LockKey key, OwnerId owner) {
+        server.abandon(key.name(), owner);
+    }
+
+    @Override
+    public boolean release(LockKey key, OwnerId owner) {
+        return server.release(key.name(), owner);
+    }
+
+    @Override
+    public Set<HeldLock> renew(Collection<HeldLock> holds, Duration lease) {
+        Set<HeldLock> gone = new HashSet<>();
+        for (HeldLock h : holds) {
+            if (!server.renew(h.key().name(), h.owner(), lease.toNanos())) {
+                gone.add(h);
+            }
+        }
+        return gone;
+    }
+
+    @Override
+    public @Nullable Long handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
+        return server.handOff(key.name(), from, to, lease.toNanos());
+    }
+
+    @Override
+    public Subscription subscribe(LockKey key, Runnable wakeUp) {
+        Runnable cancel = server.subscribe(key.name(), wakeUp);
+        return cancel::run;
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(LockKey key) {
+        return server.inspect(key.name());
+    }
+
+    @Override
+    public List<LockInfo> list(String prefix, int limit) {
+        return server.list(prefix, limit);
+    }
+
+    @Override
+    public Optional<LockInfo> forceRelease(LockKey key) {
+        return server.forceRelease(key.name());
+    }
+
+    @Override
+    public Traits traits() {
+        return TRAITS;
+    }
+
+    @Override
+    public void close() {}
+
+    @Override
+    public String toString() {
+        return "InMemoryLockStore";
+    }
+}
