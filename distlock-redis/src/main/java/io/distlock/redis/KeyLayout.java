@@ -1,0 +1,168 @@
+package io.distlock.redis;
+
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/*
+ * Overview
+ *
+ * Every key of one lock name shares a Cluster hash tag, so a script touching them runs on one node and slot:
+ *
+ *   <prefix>{<encoded name>}:hold      string   owner id of the current hold, PX = lease
+ *   <prefix>{<encoded name>}:fence     integer  last fencing token issued (INCR), never expires
+ *   <prefix>{<encoded name>}:queue     list     fair-queue owner ids, head first (expires when nobody refreshes)
+ *   <prefix>{<encoded name>}:waiters   zset     fair-queue owner id -> server-time deadline to come back by
+ *   <prefix>{<encoded name>}:ch        channel  release / queue-change notifications
+ *
+ * The encoding keeps names readable and is injective: '%', '{' and '}' become %25, %7B and %7D, and an unpaired
+ * UTF-16 surrogate (which UTF-8 cannot carry) becomes %uXXXX. The encoded name therefore never contains '}', so the
+ * hash tag ends exactly where the name ends, and two distinct names never produce the same tag. The prefix may not
+ * contain braces, so the first '{' of every key opens our tag.
+ */
+/** Key names of the Redis lock store; see the overview comment in the source. */
+final class KeyLayout {
+    static final String HOLD = "hold";
+    static final String FENCE = "fence";
+    static final String QUEUE = "queue";
+    static final String WAITERS = "waiters";
+    static final String CHANNEL = "ch";
+
+    private final String prefix;
+
+    KeyLayout(String prefix) {
+        this.prefix = checkPrefix(prefix);
+    }
+
+    static String checkPrefix(String prefix) {
+        Objects.requireNonNull(prefix, "keyPrefix");
+        if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+            throw new IllegalArgumentException("keyPrefix must not contain '{' or '}': '" + prefix + "'");
+        }
+        return prefix;
+    }
+
+    String prefix() {
+        return prefix;
+    }
+
+    /** {@code <prefix>{<encoded name>}}: the part every key of the name starts with. */
+    String tag(String name) {
+        return prefix + "{" + encode(name) + "}";
+    }
+
+    static String key(String tag, String kind) {
+        return tag + ":" + kind;
+    }
+
+    /** The lock name of a hold key of this layout, or null if the key is not one. */
+    @Nullable
+    String nameOfHoldKey(String key) {
+        String suffix = "}:" + HOLD;
+        if (!key.startsWith(prefix + "{") || !key.endsWith(suffix)) {
+            return null;
+        }
+        String encoded = key.substring(prefix.length() + 1, key.length() - suffix.length());
+        if (encoded.indexOf('}') >= 0) {
+            return null;
+        }
+        try {
+            return decode(encoded);
+        } catch (IllegalArgumentException e) {
+            return null; // not written by us
+        }
+    }
+
+    /** A SCAN pattern matching the hold keys of every name that starts with {@code namePrefix}. */
+    String holdPattern(String namePrefix) {
+        return glob(prefix) + "{" + glob(encode(namePrefix)) + "*}:" + HOLD;
+    }
+
+    /** A SCAN pattern matching every key of one name. */
+    String namePattern(String name) {
+        return glob(tag(name)) + ":*";
+    }
+
+    static String encode(String name) {
+        StringBuilder out = null;
+        int n = name.length();
+        for (int i = 0; i < n; i++) {
+            char c = name.charAt(i);
+            String escape = null;
+            if (c == '%') {
+                escape = "%25";
+            } else if (c == '{') {
+                escape = "%7B";
+            } else if (c == '}') {
+                escape = "%7D";
+            } else if (Character.isHighSurrogate(c)) {
+                if (i + 1 < n && Character.isLowSurrogate(name.charAt(i + 1))) {
+                    if (out != null) {
+                        out.append(c).append(name.charAt(i + 1));
+                    }
+                    i++;
+                    continue;
+                }
+                escape = surrogate(c);
+            } else if (Character.isLowSurrogate(c)) {
+                escape = surrogate(c);
+            }
+            if (escape != null) {
+                if (out == null) {
+                    out = new StringBuilder(n + 16).append(name, 0, i);
+                }
+                out.append(escape);
+            } else if (out != null) {
+                out.append(c);
+            }
+        }
+        return out == null ? name : out.toString();
+    }
+
+    private static String surrogate(char c) {
+        return "%u" + String.format("%04X", (int) c);
+    }
+
+    static String decode(String encoded) {
+        if (encoded.indexOf('%') < 0) {
+            return encoded;
+        }
+        StringBuilder out = new StringBuilder(encoded.length());
+        int n = encoded.length();
+        for (int i = 0; i < n; i++) {
+            char c = encoded.charAt(i);
+            if (c != '%') {
+                out.append(c);
+                continue;
+            }
+            if (encoded.startsWith("%25", i)) {
+                out.append('%');
+                i += 2;
+            } else if (encoded.startsWith("%7B", i)) {
+                out.append('{');
+                i += 2;
+            } else if (encoded.startsWith("%7D", i)) {
+                out.append('}');
+                i += 2;
+            } else if (encoded.startsWith("%u", i) && i + 6 <= n) {
+                out.append((char) Integer.parseInt(encoded.substring(i + 2, i + 6), 16));
+                i += 5;
+            } else {
+                throw new IllegalArgumentException("not an encoded lock name: '" + encoded + "'");
+            }
+        }
+        return out.toString();
+    }
+
+    /** Escapes the glob characters of SCAN MATCH. */
+    static String glob(String s) {
+        StringBuilder out = new StringBuilder(s.length() + 8);
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+                out.append('\\');
+            }
+            out.append(c);
+        }
+        return out.toString();
+    }
+}

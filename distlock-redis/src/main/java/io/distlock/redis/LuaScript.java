@@ -1,0 +1,50 @@
+package io.distlock.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * A Lua script shipped as a resource beside this class, loaded once. {@code sha1} is what {@code EVALSHA} needs;
+ * {@code source} is sent with {@code EVAL} when the server does not know the script yet.
+ */
+record LuaScript(String name, String source, String sha1) {
+
+    static final LuaScript LOCK_ACQUIRE = load("lock-acquire.lua");
+    static final LuaScript LOCK_RELEASE = load("lock-release.lua");
+    static final LuaScript LOCK_RENEW = load("lock-renew.lua");
+    static final LuaScript LOCK_HANDOFF = load("lock-handoff.lua");
+    static final LuaScript LOCK_ABANDON = load("lock-abandon.lua");
+    static final LuaScript LOCK_INSPECT = load("lock-inspect.lua");
+    static final LuaScript LOCK_FORCE_RELEASE = load("lock-force-release.lua");
+
+    static LuaScript load(String name) {
+        try (InputStream in = LuaScript.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("missing script resource: " + name);
+            }
+            String source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            return new LuaScript(name, source, sha1Hex(source));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read script resource " + name, e);
+        }
+    }
+
+    private static String sha1Hex(String source) {
+        try {
+            MessageDigest sha1 = MessageDigest.getInstance("SHA-1");
+            return HexFormat.of().formatHex(sha1.digest(source.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is required of every JDK", e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + "@" + sha1;
+    }
+}

@@ -1,0 +1,371 @@
+package io.distlock.redis;
+
+import io.distlock.DistributedLockException;
+import io.distlock.spi.Subscription;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisKeyCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Overview
+ *
+ * One command connection and (created on the first wait) one pub/sub connection per client, shared by every lock and
+ * thread. Commands are sent through Lettuce's async API, so concurrent callers pipeline on the one connection; a
+ * caller that needs the answer waits for its own future only.
+ *
+ * Scripts run with EVALSHA; a NOSCRIPT answer (server restarted, failed over, script cache flushed, a Cluster node
+ * that never saw the script) is answered with one EVAL of the source, which also caches it again on that server.
+ *
+ * Subscriptions: channel -> the wake-ups registered for it. The first registration of a channel subscribes on the
+ * server and returns only after the server confirmed it; the last one to close unsubscribes. Messages are dispatched
+ * on Lettuce's I/O thread. When Lettuce re-subscribes after a reconnect, every wake-up of the channel runs, because
+ * releases published while the connection was down were lost.
+ */
+/** The Lettuce connections of one Redis lock client, the script runner and the shared subscriptions. */
+final class RedisConnections implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(RedisConnections.class);
+
+    private final @Nullable AbstractRedisClient ownedClient;
+    private final StatefulConnection<String, String> connection;
+    private final RedisClusterAsyncCommands<String, String> async;
+    private final RedisKeyCommands<String, String> keyCommands;
+    private final boolean cluster;
+    private final Duration timeout;
+    private final Supplier<StatefulRedisPubSubConnection<String, String>> pubSubFactory;
+    private final ReentrantLock subscribeLock = new ReentrantLock();
+    private final Map<String, Channel> channels = new ConcurrentHashMap<>();
+    private @Nullable StatefulRedisPubSubConnection<String, String> pubSub;
+    private volatile boolean closed;
+
+    private RedisConnections(
+            @Nullable AbstractRedisClient ownedClient,
+            StatefulConnection<String, String> connection,
+            RedisClusterAsyncCommands<String, String> async,
+            RedisKeyCommands<String, String> keyCommands,
+            boolean cluster,
+            Supplier<StatefulRedisPubSubConnection<String, String>> pubSubFactory) {
+        this.ownedClient = ownedClient;
+        this.connection = connection;
+        this.async = async;
+        this.keyCommands = keyCommands;
+        this.cluster = cluster;
+        this.timeout = connection.getTimeout();
+        this.pubSubFactory = pubSubFactory;
+    }
+
+    /** Connects to a standalone server or, for a {@code redis-sentinel://} URI, to the master Sentinel names. */
+    static RedisConnections standalone(RedisClient client, @Nullable RedisURI uri, boolean owned) {
+        StatefulRedisConnection<String, String> c;
+        try {
+            c = uri == null ? client.connect(StringCodec.UTF8) : client.connect(StringCodec.UTF8, uri);
+        } catch (RuntimeException e) {
+            if (owned) {
+                shutdown(client);
+            }
+            throw e;
+        }
+        return new RedisConnections(
+                owned ? client : null,
+                c,
+                c.async(),
+                c.sync(),
+                false,
+                () -> uri == null
+                        ? client.connectPubSub(StringCodec.UTF8)
+                        : client.connectPubSub(StringCodec.UTF8, uri));
+    }
+
+    static RedisConnections cluster(RedisClusterClient client, boolean owned) {
+        StatefulRedisClusterConnection<String, String> c;
+        try {
+            c = client.connect(StringCodec.UTF8);
+        } catch (RuntimeException e) {
+            if (owned) {
+                shutdown(client);
+            }
+            throw e;
+        }
+        return new RedisConnections(
+                owned ? client : null, c, c.async(), c.sync(), true, () -> client.connectPubSub(StringCodec.UTF8));
+    }
+
+    boolean isCluster() {
+        return cluster;
+    }
+
+    RedisClusterAsyncCommands<String, String> async() {
+        return async;
+    }
+
+    RedisKeyCommands<String, String> keyCommands() {
+        return keyCommands;
+    }
+
+    Duration timeout() {
+        return timeout;
+    }
+
+    /** Runs a script: EVALSHA, and EVAL when the server answers NOSCRIPT. Does not wait. */
+    <T> CompletableFuture<T> eval(LuaScript script, ScriptOutputType type, String[] keys, String... args) {
+        CompletableFuture<T> first =
+                async.<T>evalsha(script.sha1(), type, keys, args).toCompletableFuture();
+        return first.exceptionallyCompose(e -> {
+            Throwable cause = unwrap(e);
+            if (isNoScript(cause)) {
+                return async.<T>eval(script.source(), type, keys, args).toCompletableFuture();
+            }
+            return CompletableFuture.failedFuture(cause);
+        });
+    }
+
+    /** Runs a script and waits for its answer. */
+    <T> T call(LuaScript script, ScriptOutputType type, String[] keys, String... args) {
+        return await(eval(script, type, keys, args));
+    }
+
+    private static boolean isNoScript(Throwable e) {
+        if (e instanceof RedisNoScriptException) {
+            return true;
+        }
+        String message = e.getMessage();
+        return message != null && message.startsWith("NOSCRIPT");
+    }
+
+    /**
+     * Waits for a command's answer within the connection's timeout. Not interruptible: the command is on the wire and
+     * its outcome matters (an interrupt is kept for the caller).
+     */
+    <T> T await(CompletionStage<T> stage) {
+        CompletableFuture<T> future = stage.toCompletableFuture();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        boolean interrupted = false;
+        try {
+            for (; ; ) {
+                try {
+                    return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    throw rethrow(unwrap(e));
+                } catch (TimeoutException e) {
+                    throw new DistributedLockException("Redis did not answer within " + timeout, e);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    static Throwable unwrap(Throwable e) {
+        Throwable t = e;
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    private static RuntimeException rethrow(Throwable cause) {
+        if (cause instanceof RuntimeException r) {
+            return r;
+        }
+        return new DistributedLockException("Redis command failed: " + cause, cause);
+    }
+
+    // ---------------------------------------------------------------- subscriptions
+
+    /** Registers {@code wakeUp} for messages on {@code channel}; returns once the server confirmed the subscription. */
+    Subscription subscribe(String channel, Runnable wakeUp) {
+        Registration registration;
+        subscribeLock.lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException("the Redis connections are closed");
+            }
+            StatefulRedisPubSubConnection<String, String> ps = pubSub();
+            Channel ch = channels.computeIfAbsent(channel, Channel::new);
+            registration = new Registration(ch, wakeUp);
+            boolean first = ch.registrations.isEmpty();
+            ch.registrations.add(registration);
+            if (first) {
+                try {
+                    await(ps.async().subscribe(channel));
+                    ch.confirmed = true;
+                } catch (RuntimeException e) {
+                    ch.registrations.remove(registration);
+                    if (ch.registrations.isEmpty()) {
+                        channels.remove(channel, ch);
+                    }
+                    throw e;
+                }
+            }
+        } finally {
+            subscribeLock.unlock();
+        }
+        return registration;
+    }
+
+    private void unsubscribe(Registration registration) {
+        subscribeLock.lock();
+        try {
+            Channel ch = registration.channel;
+            if (!ch.registrations.remove(registration) || !ch.registrations.isEmpty()) {
+                return;
+            }
+            channels.remove(ch.name, ch);
+            StatefulRedisPubSubConnection<String, String> ps = pubSub;
+            if (ps != null && !closed) {
+                // not awaited: commands on one connection stay in order, so a later subscribe is not overtaken
+                ps.async().unsubscribe(ch.name).exceptionally(e -> {
+                    log.debug("distlock: unsubscribing from {} failed", ch.name, e);
+                    return null;
+                });
+            }
+        } finally {
+            subscribeLock.unlock();
+        }
+    }
+
+    private StatefulRedisPubSubConnection<String, String> pubSub() {
+        StatefulRedisPubSubConnection<String, String> ps = pubSub;
+        if (ps == null) {
+            ps = pubSubFactory.get();
+            ps.addListener(new RedisPubSubAdapter<String, String>() {
+                @Override
+                public void message(String channel, String message) {
+                    dispatch(channel, false);
+                }
+
+                @Override
+                public void subscribed(String channel, long count) {
+                    dispatch(channel, true); // a re-subscription after a reconnect: releases may have been missed
+                }
+            });
+            pubSub = ps;
+        }
+        return ps;
+    }
+
+    private void dispatch(String channel, boolean onlyIfConfirmed) {
+        Channel ch = channels.get(channel);
+        if (ch == null || (onlyIfConfirmed && !ch.confirmed)) {
+            return;
+        }
+        for (Registration r : ch.registrations) {
+            try {
+                r.wakeUp.run();
+            } catch (RuntimeException e) {
+                log.warn("distlock: a wake-up for {} failed", channel, e);
+            }
+        }
+    }
+
+    /** Whether the client has a subscription on {@code channel}; for tests. */
+    boolean subscribed(String channel) {
+        return channels.containsKey(channel);
+    }
+
+    private static final class Channel {
+        final String name;
+        final Set<Registration> registrations = ConcurrentHashMap.newKeySet();
+        volatile boolean confirmed;
+
+        Channel(String name) {
+            this.name = name;
+        }
+    }
+
+    private final class Registration implements Subscription {
+        final Channel channel;
+        final Runnable wakeUp;
+        private volatile boolean open = true;
+
+        Registration(Channel channel, Runnable wakeUp) {
+            this.channel = channel;
+            this.wakeUp = wakeUp;
+        }
+
+        @Override
+        public void close() {
+            if (!open) {
+                return;
+            }
+            open = false;
+            try {
+                unsubscribe(this);
+            } catch (RuntimeException e) {
+                log.debug("distlock: closing a subscription failed", e);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- life cycle
+
+    @Override
+    public void close() {
+        subscribeLock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            channels.clear();
+        } finally {
+            subscribeLock.unlock();
+        }
+        StatefulRedisPubSubConnection<String, String> ps = pubSub;
+        if (ps != null) {
+            closeQuietly(ps);
+        }
+        closeQuietly(connection);
+        AbstractRedisClient owned = ownedClient;
+        if (owned != null) {
+            shutdown(owned);
+        }
+    }
+
+    private static void closeQuietly(StatefulConnection<?, ?> c) {
+        try {
+            c.close();
+        } catch (RuntimeException e) {
+            log.debug("distlock: closing a Redis connection failed", e);
+        }
+    }
+
+    static void shutdown(AbstractRedisClient client) {
+        try {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        } catch (RuntimeException e) {
+            log.debug("distlock: shutting down the Redis client failed", e);
+        } finally {
+            SharedResources.release(client);
+        }
+    }
+}

@@ -1,0 +1,388 @@
+package io.distlock.redis;
+
+import io.distlock.DistributedLockException;
+import io.distlock.LockInfo;
+import io.distlock.spi.Attempt;
+import io.distlock.spi.HeldLock;
+import io.distlock.spi.LockKey;
+import io.distlock.spi.LockStore;
+import io.distlock.spi.OwnerId;
+import io.distlock.spi.Subscription;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanIterator;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.SlotHash;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Overview
+ *
+ * Every SPI method is one Lua script (resources beside this class), so each step is atomic on the server and one
+ * round trip: an uncontended acquire is one EVALSHA (SET NX PX + INCR), a release one EVALSHA (owner-checked DEL +
+ * PUBLISH), a hand-off one EVALSHA (owner-checked SET + INCR). Keys are laid out by KeyLayout: one hash tag per lock
+ * name, so the scripts are legal on a Cluster.
+ *
+ * States of one name: free (no hold key); held (hold key = owner id, PX = lease); queued waiters (fair locks only: a
+ * list in arrival order plus a zset of deadlines by server time, refreshed by each attempt; an owner past its deadline
+ * is evicted by the next attempt, and both keys expire by themselves when nobody refreshes them).
+ *
+ * Invariants: only the owner's script changes its hold (release, renew, hand-off and abandon compare the hold's value
+ * with the owner id first; a mismatch changes nothing and writes nothing); the fence counter only grows (INCR inside
+ * the granting script) and never gets a TTL, so a token is greater than every earlier token of the name as long as
+ * the server keeps its data (see RedisLockClient for when Redis does not).
+ *
+ * Waiting: release, abandon, forced release and a queue-head change publish on the name's channel; the engine wakes
+ * its waiters. A lost message costs at most Busy.retryWithin: the holder's remaining lease, or a third of the waiter
+ * timeout for queued waiters, which must come back that often to keep their place.
+ *
+ * Renewal: all holds of a client in one script per slot group (standalone: per 1,000 holds), all sent at once, so a
+ * watchdog tick costs one round trip per node.
+ *
+ * References: the Redis distributed-lock pattern (redis.io, "Distributed Locks with Redis"), M. Kleppmann, "How to do
+ * distributed locking" (2016) for fencing tokens.
+ */
+/** The {@link LockStore} over Redis; see the overview comment in the source. */
+final class RedisLockStore implements LockStore {
+    private static final Logger log = LoggerFactory.getLogger(RedisLockStore.class);
+    private static final int RENEW_BATCH = 1000;
+    private static final Traits TRAITS = new Traits(false, true, true);
+
+    private final RedisConnections redis;
+    private final KeyLayout layout;
+    private final String waiterTimeoutMillis;
+    private final boolean spin;
+    private final String publish;
+    private final int minReplicas;
+    private final Duration replicaTimeout;
+
+    /**
+     * @param spin no pub/sub: nothing is published and {@link #subscribe} returns {@link Subscription#none()}
+     * @param minReplicas after each grant wait for this many replicas to acknowledge it; 0 for no waiting
+     */
+    RedisLockStore(
+            RedisConnections redis,
+            KeyLayout layout,
+            Duration waiterTimeout,
+            boolean spin,
+            boolean sharded,
+            int minReplicas,
+            Duration replicaTimeout) {
+        this.redis = redis;
+        this.layout = layout;
+        this.waiterTimeoutMillis = Long.toString(Math.max(1, waiterTimeout.toMillis()));
+        this.spin = spin;
+        this.publish = spin ? "" : sharded ? "SPUBLISH" : "PUBLISH";
+        this.minReplicas = minReplicas;
+        this.replicaTimeout = replicaTimeout;
+    }
+
+    KeyLayout layout() {
+        return layout;
+    }
+
+    RedisConnections connections() {
+        return redis;
+    }
+
+    @Override
+    public Attempt tryAcquire(LockKey key, OwnerId owner, Duration lease, boolean queue) {
+        String tag = layout.tag(key.name());
+        List<Object> answer = redis.call(
+                LuaScript.LOCK_ACQUIRE,
+                ScriptOutputType.MULTI,
+                new String[] {
+                    KeyLayout.key(tag, KeyLayout.HOLD),
+                    KeyLayout.key(tag, KeyLayout.FENCE),
+                    KeyLayout.key(tag, KeyLayout.QUEUE),
+                    KeyLayout.key(tag, KeyLayout.WAITERS)
+                },
+                owner.value(),
+                millis(lease),
+                queue ? "1" : "0",
+                waiterTimeoutMillis,
+                KeyLayout.key(tag, KeyLayout.CHANNEL),
+                publish);
+        long status = number(answer, 0);
+        long value = number(answer, 1);
+        if (status != 1) {
+            return Attempt.busy(Duration.ofMillis(value));
+        }
+        if (minReplicas > 0) {
+            awaitReplicas(key, tag, owner);
+        }
+        return Attempt.acquired(value);
+    }
+
+    @Override
+    public void abandon(LockKey key, OwnerId owner) {
+        String tag = layout.tag(key.name());
+        Long unused = redis.call(
+                LuaScript.LOCK_ABANDON,
+                ScriptOutputType.INTEGER,
+                new String[] {
+                    KeyLayout.key(tag, KeyLayout.HOLD),
+                    KeyLayout.key(tag, KeyLayout.QUEUE),
+                    KeyLayout.key(tag, KeyLayout.WAITERS)
+                },
+                owner.value(),
+                KeyLayout.key(tag, KeyLayout.CHANNEL),
+                publish);
+    }
+
+    @Override
+    public boolean release(LockKey key, OwnerId owner) {
+        return release(layout.tag(key.name()), owner);
+    }
+
+    private boolean release(String tag, OwnerId owner) {
+        Long released = redis.call(
+                LuaScript.LOCK_RELEASE,
+                ScriptOutputType.INTEGER,
+                new String[] {KeyLayout.key(tag, KeyLayout.HOLD)},
+                owner.value(),
+                KeyLayout.key(tag, KeyLayout.CHANNEL),
+                publish);
+        return released != null && released == 1L;
+    }
+
+    @Override
+    public Set<HeldLock> renew(Collection<HeldLock> holds, Duration lease) {
+        if (holds.isEmpty()) {
+            return Set.of();
+        }
+        String leaseMillis = millis(lease);
+        // group by slot on a Cluster (a script's keys must share one); chunk so no script runs for long
+        Map<Integer, List<HeldLock>> groups = new LinkedHashMap<>();
+        int i = 0;
+        for (HeldLock h : holds) {
+            int group = redis.isCluster() ? SlotHash.getSlot(layout.tag(h.key().name())) : i++ / RENEW_BATCH;
+            groups.computeIfAbsent(group, g -> new ArrayList<>()).add(h);
+        }
+        List<List<HeldLock>> batches = new ArrayList<>();
+        List<CompletableFuture<List<Object>>> answers = new ArrayList<>();
+        for (List<HeldLock> group : groups.values()) {
+            for (int from = 0; from < group.size(); from += RENEW_BATCH) {
+                List<HeldLock> batch = group.subList(from, Math.min(group.size(), from + RENEW_BATCH));
+                String[] batchKeys = new String[batch.size()];
+                String[] args = new String[batch.size() + 1];
+                args[0] = leaseMillis;
+                for (int j = 0; j < batch.size(); j++) {
+                    HeldLock h = batch.get(j);
+                    batchKeys[j] = KeyLayout.key(layout.tag(h.key().name()), KeyLayout.HOLD);
+                    args[j + 1] = h.owner().value();
+                }
+                batches.add(batch);
+                answers.add(redis.eval(LuaScript.LOCK_RENEW, ScriptOutputType.MULTI, batchKeys, args));
+            }
+        }
+        Set<HeldLock> gone = new HashSet<>();
+        RuntimeException failure = null;
+        for (int b = 0; b < batches.size(); b++) {
+            List<HeldLock> batch = batches.get(b);
+            try {
+                List<Object> positions = redis.await(answers.get(b));
+                for (Object p : positions) {
+                    gone.add(batch.get((int) ((Long) p - 1)));
+                }
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            // no hold counts as renewed unless every batch answered; the watchdog retries on its next tick
+            throw failure;
+        }
+        return gone;
+    }
+
+    @Override
+    public @Nullable Long handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
+        String tag = layout.tag(key.name());
+        Long token = redis.call(
+                LuaScript.LOCK_HANDOFF,
+                ScriptOutputType.INTEGER,
+                new String[] {KeyLayout.key(tag, KeyLayout.HOLD), KeyLayout.key(tag, KeyLayout.FENCE)},
+                from.value(),
+                to.value(),
+                millis(lease));
+        if (token == null || token == 0L) {
+            return null;
+        }
+        if (minReplicas > 0) {
+            awaitReplicas(key, tag, to);
+        }
+        return token;
+    }
+
+    /** WAIT for the replicas; if too few acknowledged the grant, undo it and fail loudly (never a silent grant). */
+    private void awaitReplicas(LockKey key, String tag, OwnerId owner) {
+        long acked;
+        try {
+            acked = redis.await(redis.async().waitForReplication(minReplicas, Math.max(1, replicaTimeout.toMillis())));
+        } catch (RuntimeException e) {
+            undoGrant(tag, owner);
+            throw e;
+        }
+        if (acked < minReplicas) {
+            undoGrant(tag, owner);
+            throw new DistributedLockException(
+                    "lock '" + key.name() + "' was granted but only " + acked + " of the required " + minReplicas
+                            + " replicas acknowledged it within " + replicaTimeout + "; the grant was released",
+                    new IllegalStateException("WAIT " + minReplicas + " " + replicaTimeout.toMillis() + " = " + acked));
+        }
+    }
+
+    private void undoGrant(String tag, OwnerId owner) {
+        try {
+            var unused = release(tag, owner);
+        } catch (RuntimeException e) {
+            log.warn("distlock: could not release an unreplicated grant for {}; it expires with its lease", owner, e);
+        }
+    }
+
+    @Override
+    public Subscription subscribe(LockKey key, Runnable wakeUp) {
+        if (spin) {
+            return Subscription.none();
+        }
+        return redis.subscribe(KeyLayout.key(layout.tag(key.name()), KeyLayout.CHANNEL), wakeUp);
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(LockKey key) {
+        return info(key.name(), redis.await(inspectAsync(key.name())));
+    }
+
+    private CompletableFuture<List<Object>> inspectAsync(String name) {
+        String tag = layout.tag(name);
+        return redis.eval(LuaScript.LOCK_INSPECT, ScriptOutputType.MULTI, new String[] {
+            KeyLayout.key(tag, KeyLayout.HOLD),
+            KeyLayout.key(tag, KeyLayout.FENCE),
+            KeyLayout.key(tag, KeyLayout.WAITERS)
+        });
+    }
+
+    @Override
+    public List<LockInfo> list(String prefix, int limit) {
+        ScanIterator<String> scan = ScanIterator.scan(
+                redis.keyCommands(),
+                ScanArgs.Builder.matches(layout.holdPattern(prefix)).limit(1000));
+        List<String> names = new ArrayList<>();
+        while (scan.hasNext() && names.size() < limit) {
+            String name = layout.nameOfHoldKey(scan.next());
+            if (name != null && name.startsWith(prefix)) {
+                names.add(name);
+            }
+        }
+        List<CompletableFuture<List<Object>>> answers = new ArrayList<>(names.size());
+        for (String name : names) {
+            answers.add(inspectAsync(name));
+        }
+        List<LockInfo> infos = new ArrayList<>(names.size());
+        for (int i = 0; i < names.size(); i++) {
+            info(names.get(i), redis.await(answers.get(i))).ifPresent(infos::add);
+        }
+        return infos;
+    }
+
+    @Override
+    public Optional<LockInfo> forceRelease(LockKey key) {
+        String tag = layout.tag(key.name());
+        List<Object> answer = redis.call(
+                LuaScript.LOCK_FORCE_RELEASE,
+                ScriptOutputType.MULTI,
+                new String[] {
+                    KeyLayout.key(tag, KeyLayout.HOLD),
+                    KeyLayout.key(tag, KeyLayout.FENCE),
+                    KeyLayout.key(tag, KeyLayout.WAITERS)
+                },
+                KeyLayout.key(tag, KeyLayout.CHANNEL),
+                publish);
+        return info(key.name(), answer);
+    }
+
+    private static Optional<LockInfo> info(String name, List<Object> answer) {
+        if (answer.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new LockInfo(
+                name,
+                String.valueOf(answer.get(0)),
+                Duration.ofMillis(Math.max(0, number(answer, 1))),
+                number(answer, 2),
+                (int) number(answer, 3)));
+    }
+
+    @Override
+    public Traits traits() {
+        return TRAITS;
+    }
+
+    /** Warns when the server may evict lock keys (the fence counter has no TTL, so only allkeys-* policies evict it). */
+    void checkServer() {
+        try {
+            Map<String, String> config = redis.await(redis.async().configGet("maxmemory-policy"));
+            String policy = config.getOrDefault("maxmemory-policy", "");
+            if (policy.toLowerCase(Locale.ROOT).startsWith("allkeys")) {
+                log.warn(
+                        "distlock: Redis maxmemory-policy is '{}': under memory pressure Redis may evict lock holds and"
+                                + " fence counters, which breaks mutual exclusion and lets fencing tokens go back."
+                                + " Use noeviction or a volatile-* policy for the locks' Redis.",
+                        policy);
+            } else if (policy.toLowerCase(Locale.ROOT).startsWith("volatile")) {
+                log.info(
+                        "distlock: Redis maxmemory-policy is '{}': holds (which have a TTL) may be evicted under memory"
+                                + " pressure; their owners then find them lost at the next renewal",
+                        policy);
+            }
+        } catch (RuntimeException e) {
+            log.debug("distlock: could not read maxmemory-policy (CONFIG may be disabled): {}", e.toString());
+        }
+    }
+
+    @Override
+    public void close() {
+        redis.close();
+    }
+
+    @Override
+    public String toString() {
+        return "RedisLockStore[" + (redis.isCluster() ? "cluster" : "standalone") + ", prefix '" + layout.prefix()
+                + "']";
+    }
+
+    private static String millis(Duration d) {
+        long ms;
+        try {
+            ms = d.toMillis();
+        } catch (ArithmeticException e) {
+            ms = Long.MAX_VALUE;
+        }
+        return Long.toString(Math.max(1, ms));
+    }
+
+    private static long number(List<Object> answer, int index) {
+        Object o = answer.get(index);
+        if (o instanceof Long l) {
+            return l;
+        }
+        throw new IllegalStateException("unexpected script answer " + answer + " at " + index);
+    }
+}
