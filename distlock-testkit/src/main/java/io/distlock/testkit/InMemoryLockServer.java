@@ -181,6 +181,22 @@ public final class InMemoryLockServer implements AutoCloseable {
         }
     }
 
+    /** Extends whatever hold {@code name} has, whoever owns it; only the testkit's broken variants use this. */
+    boolean renewWhoeverHolds(String name, long leaseNanos) {
+        lock.lock();
+        try {
+            long now = ticker.read();
+            Hold h = live(name, now);
+            if (h == null) {
+                return false;
+            }
+            holds.put(name, new Hold(h.owner, now + leaseNanos, h.token));
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     @Nullable
     Long handOff(String name, OwnerId from, OwnerId to, long leaseNanos) {
         lock.lock();

@@ -1,0 +1,126 @@
+package io.distlock.testkit;
+
+import io.distlock.spi.Attempt;
+import io.distlock.spi.HeldLock;
+import io.distlock.spi.LockKey;
+import io.distlock.spi.OwnerId;
+import io.distlock.spi.Subscription;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/** Stores with one defect each, as the seed articles and the peers have them. */
+final class BrokenVariants {
+    private BrokenVariants() {}
+
+    /** Release deletes whatever hold the name has (seed 000's unchecked release). */
+    static final class ReleaseWithoutOwnerCheck extends InMemoryLockStore {
+        ReleaseWithoutOwnerCheck(InMemoryLockServer server) {
+            super(server);
+        }
+
+        @Override
+        public boolean release(LockKey key, OwnerId owner) {
+            var unused = server.forceRelease(key.name());
+            return true;
+        }
+    }
+
+    /** Every grant carries the same token. */
+    static final class NoFencing extends InMemoryLockStore {
+        NoFencing(InMemoryLockServer server) {
+            super(server);
+        }
+
+        @Override
+        public Attempt tryAcquire(LockKey key, OwnerId owner, Duration lease, boolean queue) {
+            Attempt a = super.tryAcquire(key, owner, lease, queue);
+            return a instanceof Attempt.Acquired ? Attempt.acquired(1) : a;
+        }
+
+        @Override
+        public @Nullable Long handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
+            return super.handOff(key, from, to, lease) == null ? null : 1L;
+        }
+    }
+
+    /** Subscriptions that never deliver a wake-up (a waiter that subscribes after the release it needed). */
+    static final class LostWakeUp extends InMemoryLockStore {
+        LostWakeUp(InMemoryLockServer server) {
+            super(server);
+        }
+
+        @Override
+        public Subscription subscribe(LockKey key, Runnable wakeUp) {
+            return () -> {};
+        }
+    }
+
+    /** Renewals keep running after the release, like seed 000's timer that unlock never cancels. */
+    static final class RenewalAfterRelease extends InMemoryLockStore {
+        private final Map<HeldLock, Duration> renewed = new ConcurrentHashMap<>();
+        private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "uncancelled-renewal");
+            t.setDaemon(true);
+            return t;
+        });
+
+        RenewalAfterRelease(InMemoryLockServer server) {
+            super(server);
+            timer.scheduleWithFixedDelay(
+                    () -> renewed.forEach((h, lease) -> {
+                        var unused = server.renew(h.key().name(), h.owner(), lease.toNanos());
+                    }),
+                    100,
+                    100,
+                    TimeUnit.MILLISECONDS);
+        }
+
+        @Override
+        public Set<HeldLock> renew(Collection<HeldLock> holds, Duration lease) {
+            for (HeldLock h : holds) {
+                renewed.put(new HeldLock(h.key(), h.owner(), 0), lease);
+            }
+            return super.renew(holds, lease);
+        }
+
+        @Override
+        public void close() {
+            timer.shutdownNow();
+        }
+    }
+
+    /** Renewal extends the name's hold whoever owns it (seed 004). */
+    static final class RenewalWithoutOwnerCheck extends InMemoryLockStore {
+        RenewalWithoutOwnerCheck(InMemoryLockServer server) {
+            super(server);
+        }
+
+        @Override
+        public Set<HeldLock> renew(Collection<HeldLock> holds, Duration lease) {
+            Set<HeldLock> gone = new java.util.HashSet<>();
+            for (HeldLock h : holds) {
+                if (!server.renewWhoeverHolds(h.key().name(), lease.toNanos())) {
+                    gone.add(h);
+                }
+            }
+            return gone;
+        }
+    }
+
+    /** A waiter that gives up stays in the fair queue. */
+    static final class TimeoutLeavesWaiter extends InMemoryLockStore {
+        TimeoutLeavesWaiter(InMemoryLockServer server) {
+            super(server);
+        }
+
+        @Override
+        public void abandon(LockKey key, OwnerId owner) {}
+    }
+}

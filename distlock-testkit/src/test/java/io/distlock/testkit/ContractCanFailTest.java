@@ -1,0 +1,70 @@
+package io.distlock.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.platform.engine.discovery.MethodSelector;
+import org.junit.platform.testkit.engine.EngineTestKit;
+import org.junit.platform.testkit.engine.Events;
+
+/**
+ * Shows the contract suite is able to fail: each broken store is run through the contract tests that target its
+ * defect, and every one of them must fail. The same tests pass on the correct store ({@link
+ * InMemoryLockClientTest}).
+ */
+class ContractCanFailTest {
+
+    static List<Arguments> variants() {
+        return List.of(
+                Arguments.of(
+                        ReleaseWithoutOwnerCheckVariant.class,
+                        List.of(
+                                "release_afterHoldTakenOver_throwsLockLost_keepsNewHolder",
+                                "release_missingHold_leavesNothingBehind")),
+                Arguments.of(
+                        NoFencingVariant.class,
+                        List.of(
+                                "tokens_increaseAcrossClientsAndAcquisitions",
+                                "token_increasesAfterHoldExpired",
+                                "pausedHolder_staleWriteIsRejected",
+                                "tokens_increaseAcrossThreadsOfOneClient")),
+                Arguments.of(LostWakeUpVariant.class, List.of("lock_waitsForRelease_andWakesPromptly")),
+                Arguments.of(RenewalAfterReleaseVariant.class, List.of("renewal_afterRelease_neverExtendsTheNextHold")),
+                Arguments.of(RenewalWithoutOwnerCheckVariant.class, List.of("renewal_neverExtendsAnotherOwnersHold")),
+                Arguments.of(
+                        TimeoutLeavesWaiterVariant.class,
+                        List.of(
+                                "fairTryLock_timesOut_leavesNoQueueEntry",
+                                "fairLockInterruptibly_interrupted_throws_leavesNothing")));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("variants")
+    void brokenStore_failsTheContractTestsForItsDefect(Class<?> variant, List<String> methods) {
+        MethodSelector[] selectors =
+                methods.stream().map(m -> selectMethod(variant, m)).toArray(MethodSelector[]::new);
+        Events tests = EngineTestKit.engine("junit-jupiter")
+                .selectors(selectors)
+                .execute()
+                .testEvents();
+        List<String> failed = tests.failed().stream()
+                .map(e -> e.getTestDescriptor().getDisplayName().replace("()", ""))
+                .collect(Collectors.toList());
+        assertThat(tests.started().count()).as("tests started").isEqualTo(methods.size());
+        assertThat(failed)
+                .as(
+                        "%s must fail each of %s; passed: %s",
+                        variant.getSimpleName(),
+                        methods,
+                        Arrays.toString(tests.succeeded().stream()
+                                .map(e -> e.getTestDescriptor().getDisplayName())
+                                .toArray()))
+                .containsExactlyInAnyOrderElementsOf(methods);
+    }
+}
