@@ -1,0 +1,341 @@
+package io.distlock.zookeeper;
+
+import io.distlock.DistributedLock;
+import io.distlock.DistributedLockException;
+import io.distlock.LockAdmin;
+import io.distlock.LockClient;
+import io.distlock.internal.EngineConfig;
+import io.distlock.internal.LockEngine;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.api.ACLProvider;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.retry.BoundedExponentialBackoffRetry;
+import org.apache.curator.utils.PathUtils;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link LockClient} over Apache ZooKeeper, through Apache Curator.
+ *
+ * <pre>{@code
+ * try (LockClient client = ZooKeeperLockClient.create("zk1:2181,zk2:2181,zk3:2181")) {
+ *     DistributedLock lock = client.lock("order:123");
+ *     lock.lock();
+ *     try {
+ *         // ... guarded work ...
+ *     } finally {
+ *         lock.unlock();
+ *     }
+ *     try (LockHold hold = lock.acquire(Duration.ofSeconds(5))) {
+ *         resource.write(hold.fencingToken(), data);
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Each lock name is a node under {@code <rootPath>/locks}; each owner that holds or waits has one ephemeral
+ * sequential child there, and the child with the lowest sequence holds the lock. Waiters are granted in the order they
+ * asked, so {@link #lock} and {@link #fairLock} are the same lock here.
+ *
+ * <h2>Guarantees</h2>
+ *
+ * <ul>
+ *   <li>Mutual exclusion rests on ZooKeeper's linearizable writes: at most one owner's node is first in the queue, on
+ *       every server of a quorum, also across leader changes.
+ *   <li>A hold lasts as long as the client's ZooKeeper session. No clocks are compared: the session timeout is
+ *       measured by the server, and the client's checks use its monotonic clock.
+ *   <li>The fencing token is the {@code czxid} of the holder's node: the ZooKeeper transaction id that created it,
+ *       strictly greater than every token issued before for the name, also across client and server restarts that
+ *       keep the data directory.
+ *   <li>Waiting uses one ZooKeeper watch per name and client; no polling. A wait that times out or is interrupted
+ *       deletes its node, also when the delete has to wait for a reconnect (Curator's guaranteed delete).
+ *   <li>A node created with an answer lost to a connection failure is found again (Curator's protected mode) or
+ *       deleted, never left as an orphan that blocks the queue for the rest of the session.
+ * </ul>
+ *
+ * <h2>Failure modes</h2>
+ *
+ * <ul>
+ *   <li>Connection suspended or session lost: every hold of the client is presumed lost, because the server may
+ *       expire the session and grant the lock to a waiter while the client cannot hear about it. Holds are checked
+ *       every third of {@link Builder#leaseTime} (by default a ninth of the session timeout): they turn invalid,
+ *       listeners are told, {@code unlock()} throws {@link io.distlock.LockLostException}, and the node, if the
+ *       session survived, is deleted after the reconnect.
+ *   <li>Leader change: clients are disconnected until a new leader is elected, which counts as a suspended connection
+ *       (holds are reported lost). Waiters keep waiting; their nodes survive if their sessions do.
+ *   <li>A holder that is paused (GC, VM freeze) for longer than the session timeout loses the lock to the next waiter
+ *       before it can notice; fence the protected resource with the token.
+ *   <li>A hold taken with an explicit lease time is released when that lease ends; during it, a lost session is
+ *       noticed only at the next release, which then throws {@code LockLostException}.
+ *   <li>ZooKeeper unreachable: operations fail with {@link DistributedLockException} after the connection timeout.
+ * </ul>
+ *
+ * <h2>Requirements</h2>
+ *
+ * <p>ZooKeeper 3.6 or later (persistent watches, read-only multi). The lock nodes are containers, reaped by the server
+ * once empty ({@code znode.container.checkIntervalMs}, one minute by default). The client needs create, delete, read
+ * and watch permission under the root path.
+ */
+public final class ZooKeeperLockClient implements LockClient {
+    /** The default session timeout. */
+    public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(30);
+    /** The default connection timeout. */
+    public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(10);
+    /** The default root path of the lock nodes. */
+    public static final String DEFAULT_ROOT_PATH = "/distlock";
+
+    private final LockEngine engine;
+
+    private ZooKeeperLockClient(LockEngine engine) {
+        this.engine = engine;
+    }
+
+    /**
+     * A client connected to the ensemble at {@code connectString} with the defaults.
+     *
+     * @param connectString {@code host:port[,host:port...][/chroot]}
+     * @throws NullPointerException if {@code connectString} is null
+     * @throws IllegalArgumentException if {@code connectString} is blank
+     * @throws DistributedLockException if ZooKeeper cannot be reached within the connection timeout
+     */
+    public static ZooKeeperLockClient create(String connectString) {
+        return builder().connectString(connectString).build();
+    }
+
+    /** A builder for a client with settings other than the defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public DistributedLock lock(String name) {
+        return engine.lock(name);
+    }
+
+    @Override
+    public DistributedLock fairLock(String name) {
+        return engine.fairLock(name);
+    }
+
+    @Override
+    public String clientId() {
+        return engine.clientId();
+    }
+
+    @Override
+    public LockAdmin admin() {
+        return engine.admin();
+    }
+
+    /**
+     * Releases the client's holds, closes its watches, and closes the Curator client if this client created it (a
+     * Curator client given to the builder stays open). Idempotent.
+     */
+    @Override
+    public void close() {
+        engine.close();
+    }
+
+    @Override
+    public String toString() {
+        return "ZooKeeperLockClient[" + engine + "]";
+    }
+
+    /** Settings of a {@link ZooKeeperLockClient}. Not thread-safe. */
+    public static final class Builder {
+        private @Nullable String connectString;
+        private String rootPath = DEFAULT_ROOT_PATH;
+        private Duration sessionTimeout = DEFAULT_SESSION_TIMEOUT;
+        private Duration connectionTimeout = DEFAULT_CONNECTION_TIMEOUT;
+        private @Nullable CuratorFramework curator;
+        private @Nullable ACLProvider aclProvider;
+        private @Nullable Duration leaseTime;
+        private @Nullable String clientId;
+
+        private Builder() {}
+
+        /**
+         * The ensemble to connect to, {@code host:port[,host:port...][/chroot]}. Required unless {@link #curator} is
+         * set.
+         *
+         * @throws IllegalArgumentException if {@code connectString} is blank
+         */
+        public Builder connectString(String connectString) {
+            Objects.requireNonNull(connectString, "connectString");
+            if (connectString.isBlank()) {
+                throw new IllegalArgumentException("connectString must not be blank: '" + connectString + "'");
+            }
+            this.connectString = connectString;
+            return this;
+        }
+
+        /**
+         * The node under which lock nodes live; {@code /distlock} by default.
+         *
+         * @throws IllegalArgumentException if {@code rootPath} is not a valid absolute ZooKeeper path
+         */
+        public Builder rootPath(String rootPath) {
+            Objects.requireNonNull(rootPath, "rootPath");
+            try {
+                PathUtils.validatePath(rootPath);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("rootPath is not a valid ZooKeeper path: '" + rootPath + "'", e);
+            }
+            this.rootPath = rootPath;
+            return this;
+        }
+
+        /**
+         * The ZooKeeper session timeout the client asks for (the server bounds it to 2 to 20 ticks); 30 s by default.
+         * Holds live as long as the session, and a holder cut off from the ensemble loses its hold after this time.
+         *
+         * @throws IllegalArgumentException if it is not between 1 ms and {@link Integer#MAX_VALUE} ms
+         */
+        public Builder sessionTimeout(Duration sessionTimeout) {
+            this.sessionTimeout = millis(sessionTimeout, "sessionTimeout");
+            return this;
+        }
+
+        /**
+         * How long an operation waits for a connection before it fails; 10 s by default.
+         *
+         * @throws IllegalArgumentException if it is not between 1 ms and {@link Integer#MAX_VALUE} ms
+         */
+        public Builder connectionTimeout(Duration connectionTimeout) {
+            this.connectionTimeout = millis(connectionTimeout, "connectionTimeout");
+            return this;
+        }
+
+        /**
+         * An existing, started Curator client to use instead of making one. The lock client does not close it, and
+         * the connect string, timeouts and ACL provider of this builder do not apply: configure them on the Curator
+         * client.
+         */
+        public Builder curator(CuratorFramework curator) {
+            this.curator = Objects.requireNonNull(curator, "curator");
+            return this;
+        }
+
+        /** The ACLs of the nodes the client creates; Curator's default (open) ACL otherwise. */
+        public Builder aclProvider(ACLProvider aclProvider) {
+            this.aclProvider = Objects.requireNonNull(aclProvider, "aclProvider");
+            return this;
+        }
+
+        /**
+         * The watchdog lease of holds taken without a lease argument. ZooKeeper keeps a hold for the session, so this
+         * is how often the client checks its holds: every third of it. By default a third of the session timeout.
+         *
+         * @throws IllegalArgumentException if it is not positive
+         */
+        public Builder leaseTime(Duration leaseTime) {
+            Objects.requireNonNull(leaseTime, "leaseTime");
+            if (leaseTime.isNegative() || leaseTime.isZero()) {
+                throw new IllegalArgumentException("leaseTime must be positive: " + leaseTime);
+            }
+            this.leaseTime = leaseTime;
+            return this;
+        }
+
+        /**
+         * The client's identity in owner ids; a random id with the process id by default.
+         *
+         * @throws IllegalArgumentException if it is blank or contains {@code ':'} or control characters
+         */
+        public Builder clientId(String clientId) {
+            Objects.requireNonNull(clientId, "clientId");
+            if (clientId.isBlank()
+                    || clientId.indexOf(':') >= 0
+                    || clientId.chars().anyMatch(Character::isISOControl)) {
+                throw new IllegalArgumentException(
+                        "clientId must be non-blank, without ':' or control characters: '" + clientId + "'");
+            }
+            this.clientId = clientId;
+            return this;
+        }
+
+        /**
+         * Connects (or uses the given Curator client) and returns the lock client.
+         *
+         * @throws IllegalStateException if neither a connect string nor a Curator client is set, if both are, if an
+         *     ACL provider is set with a Curator client, or if the given Curator client is not started
+         * @throws DistributedLockException if ZooKeeper cannot be reached within the connection timeout
+         */
+        public ZooKeeperLockClient build() {
+            CuratorFramework given = curator;
+            String cs = connectString;
+            if (given == null && cs == null) {
+                throw new IllegalStateException("set connectString or curator");
+            }
+            if (given != null && cs != null) {
+                throw new IllegalStateException("set connectString or curator, not both");
+            }
+            if (given != null && aclProvider != null) {
+                throw new IllegalStateException("with an existing curator, set the ACL provider on the curator");
+            }
+            if (given != null && given.getState() != CuratorFrameworkState.STARTED) {
+                throw new IllegalStateException("the given curator must be started: " + given.getState());
+            }
+            EngineConfig config = EngineConfig.defaults();
+            if (clientId != null) {
+                config = config.withClientId(clientId);
+            }
+            Duration session = sessionTimeout;
+            CuratorFramework zk;
+            if (given != null) {
+                zk = given;
+                int negotiated = 0;
+                try {
+                    negotiated = given.getZookeeperClient().getZooKeeper().getSessionTimeout();
+                } catch (Exception e) {
+                    // not connected yet: keep the builder's value
+                }
+                if (negotiated > 0) {
+                    session = Duration.ofMillis(negotiated);
+                }
+            } else {
+                CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder()
+                        .connectString(Objects.requireNonNull(cs))
+                        .sessionTimeoutMs((int) sessionTimeout.toMillis())
+                        .connectionTimeoutMs((int) connectionTimeout.toMillis())
+                        .retryPolicy(new BoundedExponentialBackoffRetry(100, 1000, 3));
+                if (aclProvider != null) {
+                    b.aclProvider(aclProvider);
+                }
+                zk = b.build();
+                zk.start();
+            }
+            config = config.withWatchdogLease(
+                    leaseTime != null ? leaseTime : Duration.ofMillis(Math.max(1, session.toMillis() / 3)));
+            ZooKeeperLockStore store = new ZooKeeperLockStore(zk, given == null, rootPath, session);
+            try {
+                if (!zk.blockUntilConnected((int) connectionTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                    throw new DistributedLockException(
+                            "could not connect to ZooKeeper within " + connectionTimeout,
+                            new java.util.concurrent.TimeoutException(
+                                    zk.getZookeeperClient().getCurrentConnectionString()));
+                }
+                store.start();
+            } catch (InterruptedException e) {
+                store.close();
+                Thread.currentThread().interrupt();
+                throw new DistributedLockException("interrupted while connecting to ZooKeeper", e);
+            } catch (RuntimeException e) {
+                store.close();
+                throw e;
+            }
+            return new ZooKeeperLockClient(LockEngine.create(store, config));
+        }
+
+        private static Duration millis(Duration d, String argument) {
+            Objects.requireNonNull(d, argument);
+            if (d.compareTo(Duration.ofMillis(1)) < 0 || d.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
+                throw new IllegalArgumentException(
+                        argument + " must be between 1 ms and " + Integer.MAX_VALUE + " ms: " + d);
+            }
+            return d;
+        }
+    }
+}

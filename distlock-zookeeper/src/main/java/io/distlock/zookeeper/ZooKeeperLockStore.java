@@ -1,0 +1,729 @@
+package io.distlock.zookeeper;
+
+import io.distlock.DistributedLockException;
+import io.distlock.LockInfo;
+import io.distlock.spi.Attempt;
+import io.distlock.spi.HeldLock;
+import io.distlock.spi.LockKey;
+import io.distlock.spi.LockStore;
+import io.distlock.spi.OwnerId;
+import io.distlock.spi.Subscription;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.AddWatchMode;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.Watcher.WatcherType;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Overview
+ *
+ * Layout. Every lock name has a lock node <root>/locks/<ZkNames.lockNode(name)>, a CONTAINER node (the server reaps it
+ * once it is empty) whose data is the full lock name. Its children are the queue: one EPHEMERAL_SEQUENTIAL entry per
+ * owner that holds or waits, named after the owner (ZkNames.entryPrefix) so that an owner finds its own entry in a
+ * getChildren answer, with the owner id as data. The entry with the lowest sequence holds the lock; the others wait in
+ * sequence order, so every lock is fair by construction and the store reports queuesEveryWaiter.
+ *
+ * Fencing. The token of a grant is the czxid of the owner's entry: the zxid of the transaction that created it. Zxids
+ * are totally ordered across the ensemble and survive restarts that keep data; entries of one lock node are granted in
+ * creation order, and a lock node is deleted only when empty, so every grant's czxid is greater than every earlier
+ * grant's of that name. The sequence suffix is not used: it restarts when the container is reaped.
+ *
+ * Acquire. A free name with no lock node costs one round trip: a multi that creates the lock node and the entry
+ * together; if the lock node did not exist, the new entry is alone and holds the lock (the container's Stat carries
+ * the czxid, which the entry shares). Otherwise the entry is created in Curator's protected mode (a create whose
+ * answer was lost is found again by its GUID, not repeated), then one getChildren decides: held if the owner's entry
+ * is first. A non-queueing attempt first reads the children and writes nothing if another owner is there; if it wrote
+ * an entry and is not first, it deletes it again. Duplicate entries of one owner (a retried multi whose first try
+ * went through) are found by the owner tag and the later ones deleted.
+ *
+ * Release deletes the entry; when the grant found the entry alone it deletes the lock node in the same multi, so the
+ * next uncontended acquire is again one round trip (if someone queued meanwhile, the multi fails as a whole and the
+ * entry alone is deleted). Abandon deletes the entry, in Curator's guaranteed mode (retried in the background after a
+ * connection loss while the session lives; an ephemeral entry dies with its session anyway). An entry whose create
+ * failed with an unknown outcome is searched for by owner tag, at once and again after the next reconnect.
+ *
+ * Session. Holds last as long as the session. The store counts connection trouble in an epoch, bumped on SUSPENDED
+ * and LOST; a hold remembers the epoch and session it was granted in, and renew reports it gone once either changed,
+ * without a round trip (Curator's advice: after SUSPENDED a lock must be presumed lost). Otherwise renew reads all
+ * entries in one read-only multi and checks that each still exists with the same czxid and the current session as
+ * its ephemeral owner. The engine calls renew every third of its watchdog lease, so the builder keeps that lease at a
+ * third of the session timeout: a lost session is told within a ninth of the session timeout after Curator saw it.
+ *
+ * Wake-ups. One persistent watch per subscribed lock node fires on every change of its children (and on the node's
+ * own creation and deletion). Persistent watches die with a session, so they are added again after RECONNECTED, and
+ * every subscriber is woken then, since changes during the disconnection may have gone unseen. Busy answers ask for a
+ * retry within the session timeout at the latest, which bounds the cost of any lost event.
+ */
+/** A {@link LockStore} over ZooKeeper through Curator; see the overview comment in the source. */
+final class ZooKeeperLockStore implements LockStore {
+    private static final Logger log = LoggerFactory.getLogger(ZooKeeperLockStore.class);
+    private static final int MAX_TRIES = 8;
+    private static final int MAX_OPS_PER_MULTI = 1000;
+
+    private final CuratorFramework curator;
+    private final boolean ownsCurator;
+    private final String locksPath;
+    private final Duration retryWithin;
+    private final ConcurrentHashMap<EntryId, Entry> entries = new ConcurrentHashMap<>();
+    private final Set<EntryId> uncertain = ConcurrentHashMap.newKeySet();
+    private final Set<Sub> subscriptions = ConcurrentHashMap.newKeySet();
+    private final AtomicLong epoch = new AtomicLong();
+    private final ConnectionStateListener stateListener = this::stateChanged;
+    private final ExecutorService background;
+    private volatile boolean closed;
+
+    /** An owner's queue entry under one lock name. */
+    private record EntryId(String name, String owner) {}
+
+    /**
+     * The entry this client created for an owner.
+     *
+     * @param alone the entry was the lock node's only child when granted, so release may delete the lock node too
+     */
+    private record Entry(String path, long czxid, long session, long epoch, boolean alone) {
+        Entry granted(long atEpoch, boolean isAlone) {
+            return new Entry(path, czxid, session, atEpoch, isAlone);
+        }
+    }
+
+    ZooKeeperLockStore(CuratorFramework curator, boolean ownsCurator, String rootPath, Duration retryWithin) {
+        this.curator = Objects.requireNonNull(curator, "curator");
+        this.ownsCurator = ownsCurator;
+        this.locksPath = ZKPaths.makePath(rootPath, "locks");
+        this.retryWithin = retryWithin;
+        this.background = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "distlock-zookeeper-background");
+            t.setDaemon(true);
+            return t;
+        });
+        curator.getConnectionStateListenable().addListener(stateListener);
+    }
+
+    /** Creates the root path if needed. */
+    void start() {
+        run("create root " + locksPath, this::ensureLocksPath);
+    }
+
+    private void ensureLocksPath() throws Exception {
+        try {
+            var unused = curator.create().creatingParentsIfNeeded().forPath(locksPath);
+        } catch (KeeperException.NodeExistsException e) {
+            // someone else made it
+        }
+    }
+
+    // ---------------------------------------------------------------- LockStore
+
+    @Override
+    public Attempt tryAcquire(LockKey key, OwnerId owner, Duration lease, boolean queue) {
+        return call("tryAcquire", () -> {
+            EntryId id = new EntryId(key.name(), owner.value());
+            String lockPath = lockPath(key);
+            String tag = ZkNames.ownerTag(owner.value());
+            for (int tries = 0; tries < MAX_TRIES; tries++) {
+                long epochAtStart = epoch.get();
+                Entry mine = entries.get(id);
+                if (mine == null) {
+                    Entry alone = createWithLockNode(key, owner, lockPath, epochAtStart);
+                    if (alone != null) {
+                        entries.put(id, alone);
+                        return Attempt.acquired(alone.czxid());
+                    }
+                    if (!queue && othersQueued(children(lockPath), tag)) {
+                        return Attempt.busy(retryWithin); // nothing written
+                    }
+                    mine = createEntry(owner, lockPath, epochAtStart);
+                    if (mine == null) {
+                        continue; // the lock node was reaped in between
+                    }
+                    entries.put(id, mine);
+                }
+                List<ZkNames.Entry> queueNow = children(lockPath);
+                ZkNames.Entry first = null;
+                ZkNames.Entry own = null;
+                for (ZkNames.Entry e : queueNow) {
+                    if (first == null) {
+                        first = e;
+                    }
+                    if (e.ownerTag().equals(tag)) {
+                        if (own == null) {
+                            own = e;
+                        } else {
+                            deleteInBackground(ZKPaths.makePath(lockPath, e.node())); // a duplicate of ours
+                        }
+                    }
+                }
+                if (own == null) {
+                    // our entry is gone (session expired, deleted by an operator): queue again
+                    entries.remove(id, mine);
+                    continue;
+                }
+                String ownPath = ZKPaths.makePath(lockPath, own.node());
+                if (!ownPath.equals(mine.path())) {
+                    // the entry we know of is gone but an earlier one of ours (a lost create answer) is there
+                    deleteInBackground(mine.path());
+                    Stat stat = curator.checkExists().forPath(ownPath);
+                    if (stat == null) {
+                        entries.remove(id, mine);
+                        continue;
+                    }
+                    mine = new Entry(ownPath, stat.getCzxid(), stat.getEphemeralOwner(), epochAtStart, false);
+                    entries.put(id, mine);
+                }
+                if (mine.session() != sessionId()) {
+                    // left over from a session that ended; it dies with that session, but do not wait for it
+                    deleteInBackground(mine.path());
+                    entries.remove(id, mine);
+                    continue;
+                }
+                if (own == first) {
+                    Entry held = mine.granted(epochAtStart, queueNow.size() == 1);
+                    entries.put(id, held);
+                    return Attempt.acquired(held.czxid());
+                }
+                if (!queue) {
+                    entries.remove(id, mine);
+                    deleteGuaranteed(mine.path());
+                }
+                return Attempt.busy(retryWithin);
+            }
+            throw new IllegalStateException("lock node " + lockPath + " kept changing under " + MAX_TRIES + " tries");
+        });
+    }
+
+    /** The one-round-trip path: creates lock node and entry together; null if the lock node exists. */
+    private @Nullable Entry createWithLockNode(LockKey key, OwnerId owner, String lockPath, long epochAtStart)
+            throws Exception {
+        byte[] name = key.name().getBytes(StandardCharsets.UTF_8);
+        String entryPrefix = ZKPaths.makePath(lockPath, ZkNames.entryPrefix(owner.value()));
+        for (int tries = 0; tries < 2; tries++) {
+            CuratorOp createLockNode = curator.transactionOp()
+                    .create()
+                    .withMode(CreateMode.CONTAINER)
+                    .forPath(lockPath, name);
+            CuratorOp createEntry = curator.transactionOp()
+                    .create()
+                    .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                    .forPath(entryPrefix, owner.value().getBytes(StandardCharsets.UTF_8));
+            List<CuratorTransactionResult> results;
+            try {
+                results = curator.transaction().forOperations(createLockNode, createEntry);
+            } catch (KeeperException.NodeExistsException e) {
+                return null;
+            } catch (KeeperException.NoNodeException e) {
+                ensureLocksPath(); // an operator deleted the root
+                continue;
+            }
+            String path = Objects.requireNonNull(results.get(1).getResultPath(), "entry path");
+            Stat stat = results.get(0).getResultStat();
+            if (stat == null || stat.getCzxid() == 0) {
+                stat = curator.checkExists().forPath(path); // the container and the entry share one zxid
+                if (stat == null) {
+                    return null;
+                }
+            }
+            return new Entry(path, stat.getCzxid(), sessionId(), epochAtStart, true);
+        }
+        return null;
+    }
+
+    /** Creates an entry in an existing lock node; null if the lock node is gone. */
+    private @Nullable Entry createEntry(OwnerId owner, String lockPath, long epochAtStart) throws Exception {
+        String entryPrefix = ZKPaths.makePath(lockPath, ZkNames.entryPrefix(owner.value()));
+        Stat stat = new Stat();
+        String path;
+        try {
+            path = curator.create()
+                    .withProtection()
+                    .storingStatIn(stat)
+                    .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                    .forPath(entryPrefix, owner.value().getBytes(StandardCharsets.UTF_8));
+        } catch (KeeperException.NoNodeException e) {
+            return null;
+        }
+        if (stat.getCzxid() == 0) {
+            // protected mode found our entry after a lost answer and filled in no Stat
+            Stat found = curator.checkExists().forPath(path);
+            if (found == null) {
+                return null;
+            }
+            stat = found;
+        }
+        return new Entry(path, stat.getCzxid(), stat.getEphemeralOwner(), epochAtStart, false);
+    }
+
+    private static boolean othersQueued(List<ZkNames.Entry> queue, String tag) {
+        for (ZkNames.Entry e : queue) {
+            if (!e.ownerTag().equals(tag)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public void abandon(LockKey key, OwnerId owner) {
+        EntryId id = new EntryId(key.name(), owner.value());
+        Entry mine = entries.remove(id);
+        // an interrupted waiter still has to clean up: ZooKeeper calls fail at once on an interrupted thread
+        boolean interrupted = Thread.interrupted();
+        try {
+            run("abandon", () -> {
+                if (mine != null) {
+                    deleteGuaranteed(mine.path());
+                } else {
+                    deleteAllOf(key, owner);
+                }
+            });
+        } catch (RuntimeException e) {
+            if (mine == null) {
+                uncertain.add(id); // look again after the next reconnect
+            }
+            throw e;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Deletes every entry of {@code owner} under the lock, found by owner tag. */
+    private void deleteAllOf(LockKey key, OwnerId owner) throws Exception {
+        String lockPath = lockPath(key);
+        String tag = ZkNames.ownerTag(owner.value());
+        for (ZkNames.Entry e : children(lockPath)) {
+            if (e.ownerTag().equals(tag)) {
+                deleteGuaranteed(ZKPaths.makePath(lockPath, e.node()));
+            }
+        }
+    }
+
+    @Override
+    public boolean release(LockKey key, OwnerId owner) {
+        EntryId id = new EntryId(key.name(), owner.value());
+        Entry mine = entries.remove(id);
+        if (mine == null) {
+            return false;
+        }
+        return call("release", () -> {
+            if (mine.alone()) {
+                try {
+                    var unused = curator.transaction()
+                            .forOperations(
+                                    curator.transactionOp().delete().forPath(mine.path()),
+                                    curator.transactionOp().delete().forPath(lockPath(key)));
+                    return true;
+                } catch (KeeperException.NotEmptyException e) {
+                    // someone queued meanwhile: delete our entry alone
+                } catch (KeeperException.NoNodeException e) {
+                    return false; // our entry is gone (the lock node cannot be while our entry is there)
+                }
+            }
+            try {
+                curator.delete().guaranteed().forPath(mine.path());
+                return true;
+            } catch (KeeperException.NoNodeException e) {
+                return false;
+            }
+        });
+    }
+
+    @Override
+    public Set<HeldLock> renew(Collection<HeldLock> holds, Duration lease) {
+        return call("renew", () -> {
+            Set<HeldLock> gone = new HashSet<>();
+            long epochNow = epoch.get();
+            if (!curator.getZookeeperClient().isConnected()) {
+                gone.addAll(holds); // a suspended connection cannot vouch for any hold
+                return gone;
+            }
+            ZooKeeper zk = curator.getZookeeperClient().getZooKeeper();
+            long session = zk.getSessionId();
+            List<HeldLock> toCheck = new ArrayList<>();
+            List<Entry> checked = new ArrayList<>();
+            for (HeldLock h : holds) {
+                Entry e = entries.get(new EntryId(h.key().name(), h.owner().value()));
+                if (e == null || e.epoch() != epochNow || e.session() != session || e.czxid() != h.fencingToken()) {
+                    gone.add(h);
+                } else {
+                    toCheck.add(h);
+                    checked.add(e);
+                }
+            }
+            String namespace = curator.getNamespace();
+            for (int from = 0; from < toCheck.size(); from += MAX_OPS_PER_MULTI) {
+                int to = Math.min(toCheck.size(), from + MAX_OPS_PER_MULTI);
+                List<Op> reads = new ArrayList<>(to - from);
+                for (int i = from; i < to; i++) {
+                    reads.add(Op.getData(
+                            ZKPaths.fixForNamespace(namespace, checked.get(i).path())));
+                }
+                // one round trip for the batch: a read-only multi answers each read on its own
+                List<OpResult> results = zk.multi(reads);
+                for (int i = from; i < to; i++) {
+                    OpResult r = results.get(i - from);
+                    Entry e = checked.get(i);
+                    boolean alive = r instanceof OpResult.GetDataResult data
+                            && data.getStat().getCzxid() == e.czxid()
+                            && data.getStat().getEphemeralOwner() == session;
+                    if (!alive) {
+                        gone.add(toCheck.get(i));
+                    }
+                }
+            }
+            return gone;
+        });
+    }
+
+    @Override
+    public Subscription subscribe(LockKey key, Runnable wakeUp) {
+        Sub sub = new Sub(lockPath(key), wakeUp);
+        run("subscribe", sub::register);
+        subscriptions.add(sub);
+        return sub;
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(LockKey key) {
+        return call("inspect", () -> Optional.ofNullable(head(key.name(), lockPath(key)))
+                .map(Head::info));
+    }
+
+    @Override
+    public List<LockInfo> list(String prefix, int limit) {
+        return call("list", () -> {
+            List<String> nodes;
+            try {
+                nodes = curator.getChildren().forPath(locksPath);
+            } catch (KeeperException.NoNodeException e) {
+                return List.of();
+            }
+            TreeMap<String, String> byName = new TreeMap<>();
+            for (String node : nodes) {
+                if (!ZkNames.isLockNode(node)) {
+                    continue;
+                }
+                String path = ZKPaths.makePath(locksPath, node);
+                String name = ZkNames.lockName(node);
+                if (name == null) {
+                    try {
+                        name = new String(curator.getData().forPath(path), StandardCharsets.UTF_8);
+                    } catch (KeeperException.NoNodeException e) {
+                        continue;
+                    }
+                }
+                if (name.startsWith(prefix)) {
+                    byName.put(name, path);
+                }
+            }
+            List<LockInfo> out = new ArrayList<>();
+            for (Map.Entry<String, String> e : byName.entrySet()) {
+                if (out.size() >= limit) {
+                    break;
+                }
+                Head head = head(e.getKey(), e.getValue());
+                if (head != null) {
+                    out.add(head.info());
+                }
+            }
+            return out;
+        });
+    }
+
+    @Override
+    public Optional<LockInfo> forceRelease(LockKey key) {
+        return call("forceRelease", () -> {
+            String lockPath = lockPath(key);
+            for (int tries = 0; tries < MAX_TRIES; tries++) {
+                Head head = head(key.name(), lockPath);
+                if (head == null) {
+                    return Optional.<LockInfo>empty();
+                }
+                try {
+                    curator.delete().withVersion(head.version()).forPath(head.path());
+                    return Optional.of(head.info());
+                } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
+                    // released or re-queued meanwhile: look again
+                }
+            }
+            throw new IllegalStateException("lock node " + lockPath + " kept changing under " + MAX_TRIES + " tries");
+        });
+    }
+
+    @Override
+    public Traits traits() {
+        return new Traits(true, false, false);
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        curator.getConnectionStateListenable().removeListener(stateListener);
+        for (Sub sub : List.copyOf(subscriptions)) {
+            sub.close();
+        }
+        if (!ownsCurator) {
+            // the session outlives us: its ephemeral entries would too
+            for (Entry e : List.copyOf(entries.values())) {
+                try {
+                    curator.delete().guaranteed().inBackground().forPath(e.path());
+                } catch (Exception ex) {
+                    log.debug("distlock: could not delete {} on close", e.path(), ex);
+                }
+            }
+        }
+        entries.clear();
+        background.shutdownNow();
+        if (ownsCurator) {
+            curator.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ZooKeeperLockStore[" + curator.getZookeeperClient().getCurrentConnectionString() + locksPath + "]";
+    }
+
+    // ---------------------------------------------------------------- test and operator helpers
+
+    /** The path of the lock node of {@code name}. */
+    String lockPath(LockKey key) {
+        return ZKPaths.makePath(locksPath, ZkNames.lockNode(key.name()));
+    }
+
+    private record Head(String name, String path, String owner, long czxid, int version, int waiters) {
+        LockInfo info() {
+            return new LockInfo(name, owner, Duration.ZERO, czxid, waiters);
+        }
+    }
+
+    /** The holder's entry of a lock, or null if nobody holds it. */
+    private @Nullable Head head(String name, String lockPath) throws Exception {
+        for (int tries = 0; tries < MAX_TRIES; tries++) {
+            List<ZkNames.Entry> queue = children(lockPath);
+            if (queue.isEmpty()) {
+                return null;
+            }
+            String path = ZKPaths.makePath(lockPath, queue.get(0).node());
+            Stat stat = new Stat();
+            try {
+                byte[] data = curator.getData().storingStatIn(stat).forPath(path);
+                return new Head(
+                        name,
+                        path,
+                        new String(data, StandardCharsets.UTF_8),
+                        stat.getCzxid(),
+                        stat.getVersion(),
+                        queue.size() - 1);
+            } catch (KeeperException.NoNodeException e) {
+                // released meanwhile: look again
+            }
+        }
+        throw new IllegalStateException("lock node " + lockPath + " kept changing under " + MAX_TRIES + " tries");
+    }
+
+    // ---------------------------------------------------------------- connection state
+
+    private void stateChanged(CuratorFramework client, ConnectionState state) {
+        switch (state) {
+            case SUSPENDED, LOST -> epoch.incrementAndGet();
+            case RECONNECTED -> submit(this::afterReconnect);
+            default -> {}
+        }
+    }
+
+    private void afterReconnect() {
+        for (Sub sub : List.copyOf(subscriptions)) {
+            try {
+                sub.register(); // persistent watches do not survive a new session; adding one twice is harmless
+            } catch (Exception e) {
+                log.warn("distlock: could not watch {} again after a reconnect", sub.path, e);
+            }
+            sub.wake(); // changes while disconnected may have gone unseen
+        }
+        for (EntryId id : List.copyOf(uncertain)) {
+            try {
+                deleteAllOf(new LockKey(id.name()), new OwnerId(id.owner()));
+                uncertain.remove(id);
+            } catch (Exception e) {
+                log.warn("distlock: could not clean up after '{}' for {}", id.name(), id.owner(), e);
+            }
+        }
+    }
+
+    private void submit(Runnable task) {
+        if (closed) {
+            return;
+        }
+        try {
+            background.execute(task);
+        } catch (RejectedExecutionException e) {
+            // closing
+        }
+    }
+
+    /** One persistent watch on a lock node; wakes the engine on any change of the queue. */
+    private final class Sub implements Subscription, Watcher {
+        final String path;
+        private final Runnable wakeUp;
+        private volatile boolean open = true;
+
+        Sub(String path, Runnable wakeUp) {
+            this.path = path;
+            this.wakeUp = wakeUp;
+        }
+
+        void register() throws Exception {
+            if (open) {
+                curator.watchers()
+                        .add()
+                        .withMode(AddWatchMode.PERSISTENT)
+                        .usingWatcher(this)
+                        .forPath(path);
+            }
+        }
+
+        @Override
+        public void process(WatchedEvent event) {
+            // connection events are handled by the state listener: waking waiters while disconnected only makes
+            // their re-checks wait for the connection
+            if (event.getType() != Event.EventType.None) {
+                wake();
+            }
+        }
+
+        void wake() {
+            if (open) {
+                try {
+                    wakeUp.run();
+                } catch (RuntimeException e) {
+                    log.warn("distlock: wake-up for {} failed", path, e);
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            if (!open) {
+                return;
+            }
+            open = false;
+            subscriptions.remove(this);
+            try {
+                curator.watchers()
+                        .remove(this)
+                        .ofType(WatcherType.Any)
+                        .quietly()
+                        .inBackground()
+                        .forPath(path);
+            } catch (Exception e) {
+                log.debug("distlock: could not remove the watch on {}", path, e);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    /** The queue of a lock node in grant order; empty when the lock node does not exist. */
+    private List<ZkNames.Entry> children(String lockPath) throws Exception {
+        List<String> nodes;
+        try {
+            nodes = curator.getChildren().forPath(lockPath);
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        }
+        List<ZkNames.Entry> queue = new ArrayList<>(nodes.size());
+        for (String node : nodes) {
+            ZkNames.Entry e = ZkNames.entry(node);
+            if (e != null) {
+                queue.add(e);
+            }
+        }
+        Collections.sort(queue);
+        return queue;
+    }
+
+    /** Deletes {@code path} now if connected; Curator keeps retrying after a connection loss. */
+    private void deleteGuaranteed(String path) throws Exception {
+        if (!curator.getZookeeperClient().isConnected()) {
+            // do not block the caller (often the watchdog) for a connection timeout; Curator retries until done
+            curator.delete().guaranteed().inBackground().forPath(path);
+            return;
+        }
+        try {
+            curator.delete().guaranteed().forPath(path);
+        } catch (KeeperException.NoNodeException e) {
+            // already gone
+        }
+    }
+
+    private void deleteInBackground(String path) throws Exception {
+        curator.delete().guaranteed().inBackground().forPath(path);
+    }
+
+    private long sessionId() throws Exception {
+        return curator.getZookeeperClient().getZooKeeper().getSessionId();
+    }
+
+    private interface ZkCall<T> {
+        T run() throws Exception;
+    }
+
+    private interface ZkAction {
+        void run() throws Exception;
+    }
+
+    private static void run(String operation, ZkAction action) {
+        var unused = call(operation, () -> {
+            action.run();
+            return Boolean.TRUE;
+        });
+    }
+
+    private static <T> T call(String operation, ZkCall<T> call) {
+        try {
+            return call.run();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DistributedLockException("ZooKeeper " + operation + " was interrupted", e);
+        } catch (Exception e) {
+            throw new DistributedLockException("ZooKeeper " + operation + " failed: " + e, e);
+        }
+    }
+}
