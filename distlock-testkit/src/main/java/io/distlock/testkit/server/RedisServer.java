@@ -76,14 +76,22 @@ public final class RedisServer implements BeforeAllCallback, AfterAllCallback, A
             }
             List<String> command = new ArrayList<>(List.of(
                     binary(),
-                    "--port", Integer.toString(port),
-                    "--bind", "127.0.0.1",
-                    "--protected-mode", "no",
-                    "--save", "",
-                    "--appendonly", "no",
-                    "--dir", workDir.toString(),
-                    "--daemonize", "no",
-                    "--logfile", workDir.resolve("redis-" + port + ".log").toString()));
+                    "--port",
+                    Integer.toString(port),
+                    "--bind",
+                    "127.0.0.1",
+                    "--protected-mode",
+                    "no",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--dir",
+                    workDir.toString(),
+                    "--daemonize",
+                    "no",
+                    "--logfile",
+                    workDir.resolve("redis-" + port + ".log").toString()));
             command.addAll(extraArgs);
             Process p = launch(command, workDir.resolve("redis-" + port + ".out"));
             if (awaitPing(port, p, START_TIMEOUT)) {

@@ -1,0 +1,245 @@
+package io.distlock.testkit.server;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * One Redis master, its replicas and a quorum of Sentinels, all real processes on free loopback ports, ready when
+ * {@link #start()} returns: the replicas are in sync and every Sentinel knows the master, the replicas and the other
+ * Sentinels. A JUnit 5 extension like {@link RedisServer}.
+ */
+public final class RedisSentinelSet implements BeforeAllCallback, AfterAllCallback, AutoCloseable {
+    /** The master name the Sentinels monitor. */
+    public static final String MASTER_NAME = "mymaster";
+
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(20);
+
+    private final int replicas;
+    private final int sentinels;
+    private final List<Process> processes = new ArrayList<>();
+    private final List<Integer> dataPorts = new ArrayList<>();
+    private final List<Integer> sentinelPorts = new ArrayList<>();
+    private @Nullable Path dir;
+
+    private RedisSentinelSet(int replicas, int sentinels) {
+        this.replicas = replicas;
+        this.sentinels = sentinels;
+    }
+
+    /** A master with {@code replicas} replicas watched by {@code sentinels} Sentinels (quorum: a majority). */
+    public static RedisSentinelSet of(int replicas, int sentinels) {
+        if (replicas < 1 || sentinels < 1) {
+            throw new IllegalArgumentException(
+                    "need at least one replica and one sentinel: " + replicas + ", " + sentinels);
+        }
+        return new RedisSentinelSet(replicas, sentinels);
+    }
+
+    public synchronized RedisSentinelSet start() {
+        if (!processes.isEmpty()) {
+            return this;
+        }
+        try {
+            Path d = Files.createTempDirectory("distlock-redis-sentinel-");
+            dir = d;
+            int masterPort = startData(d, null);
+            for (int i = 0; i < replicas; i++) {
+                startData(d, masterPort);
+            }
+            awaitReplicasOnline(masterPort);
+            int quorum = sentinels / 2 + 1;
+            for (int i = 0; i < sentinels; i++) {
+                int port = RedisServer.freePort();
+                Path conf = d.resolve("sentinel-" + port + ".conf");
+                Files.writeString(
+                        conf,
+                        String.join(
+                                "\n",
+                                "port " + port,
+                                "bind 127.0.0.1",
+                                "protected-mode no",
+                                "dir " + d,
+                                "logfile " + d.resolve("sentinel-" + port + ".log"),
+                                "sentinel monitor " + MASTER_NAME + " 127.0.0.1 " + masterPort + " " + quorum,
+                                "sentinel down-after-milliseconds " + MASTER_NAME + " 1000",
+                                "sentinel failover-timeout " + MASTER_NAME + " 5000",
+                                "sentinel parallel-syncs " + MASTER_NAME + " 1",
+                                ""));
+                Process p = RedisServer.launch(
+                        List.of(RedisServer.binary(), conf.toString(), "--sentinel"),
+                        d.resolve("sentinel-" + port + ".out"));
+                processes.add(p);
+                sentinelPorts.add(port);
+                if (!RedisServer.awaitPing(port, p, Duration.ofSeconds(10))) {
+                    throw new IllegalStateException("sentinel did not start on port " + port + "; see " + d);
+                }
+            }
+            awaitSentinelsKnowEachOther();
+            return this;
+        } catch (IOException e) {
+            close();
+            throw new UncheckedIOException(e);
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    private int startData(Path d, @Nullable Integer masterPort) {
+        int port = RedisServer.freePort();
+        List<String> command = new ArrayList<>(List.of(
+                RedisServer.binary(),
+                "--port",
+                Integer.toString(port),
+                "--bind",
+                "127.0.0.1",
+                "--protected-mode",
+                "no",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                d.toString(),
+                "--logfile",
+                d.resolve("redis-" + port + ".log").toString()));
+        if (masterPort != null) {
+            command.addAll(List.of("--replicaof", "127.0.0.1", Integer.toString(masterPort)));
+        }
+        Process p = RedisServer.launch(command, d.resolve("redis-" + port + ".out"));
+        processes.add(p);
+        dataPorts.add(port);
+        if (!RedisServer.awaitPing(port, p, Duration.ofSeconds(10))) {
+            throw new IllegalStateException("redis-server did not start on port " + port + "; see " + d);
+        }
+        return port;
+    }
+
+    private void awaitReplicasOnline(int masterPort) {
+        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+        while (!RedisServer.command(masterPort, "INFO", "replication").contains("connected_slaves:" + replicas)
+                || RedisServer.command(masterPort, "INFO", "replication").contains("state=wait_bgsave")) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("replicas not in sync within " + READY_TIMEOUT);
+            }
+            RedisServer.sleep(100);
+        }
+        for (int port : dataPorts.subList(1, dataPorts.size())) {
+            while (!RedisServer.command(port, "INFO", "replication").contains("master_link_status:up")) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("replica on " + port + " not linked within " + READY_TIMEOUT);
+                }
+                RedisServer.sleep(100);
+            }
+        }
+    }
+
+    private void awaitSentinelsKnowEachOther() {
+        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+        for (int port : sentinelPorts) {
+            for (; ; ) {
+                String master = RedisServer.command(port, "SENTINEL", "MASTER", MASTER_NAME);
+                if (field(master, "num-other-sentinels") == sentinels - 1 && field(master, "num-slaves") == replicas) {
+                    break;
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("sentinel on " + port + " not ready: " + master);
+                }
+                RedisServer.sleep(200);
+            }
+        }
+    }
+
+    private static int field(String flatReply, String name) {
+        String[] items = flatReply.split("\n");
+        for (int i = 0; i + 1 < items.length; i++) {
+            if (items[i].equals(name)) {
+                try {
+                    return Integer.parseInt(items[i + 1]);
+                } catch (NumberFormatException e) {
+                    return -1;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /** {@code redis-sentinel://127.0.0.1:<s1>,127.0.0.1:<s2>,...#mymaster}, as Lettuce reads it. */
+    public String sentinelUri() {
+        StringBuilder uri = new StringBuilder("redis-sentinel://");
+        for (int i = 0; i < sentinelPorts.size(); i++) {
+            uri.append(i == 0 ? "" : ",").append("127.0.0.1:").append(sentinelPorts.get(i));
+        }
+        return uri.append("#").append(MASTER_NAME).toString();
+    }
+
+    /** The port of the current master, as the first Sentinel reports it. */
+    public int masterPort() {
+        String addr = RedisServer.command(sentinelPorts.get(0), "SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME);
+        return Integer.parseInt(addr.split("\n")[1]);
+    }
+
+    /** Ports of the master and replicas as started (the roles change with failovers). */
+    public List<Integer> dataPorts() {
+        return List.copyOf(dataPorts);
+    }
+
+    public List<Integer> sentinelPorts() {
+        return List.copyOf(sentinelPorts);
+    }
+
+    /**
+     * Forces a failover ({@code SENTINEL FAILOVER}) and waits until the Sentinels name a new master that accepts
+     * writes. Returns the new master's port.
+     */
+    public int failover(Duration timeout) {
+        int old = masterPort();
+        String answer = RedisServer.command(sentinelPorts.get(0), "SENTINEL", "FAILOVER", MASTER_NAME);
+        if (answer.startsWith("-")) {
+            throw new IllegalStateException("SENTINEL FAILOVER refused: " + answer);
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (; ; ) {
+            int now = masterPort();
+            if (now != old && RedisServer.command(now, "ROLE").startsWith("master")) {
+                return now;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("no failover within " + timeout);
+            }
+            RedisServer.sleep(100);
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        for (int i = processes.size() - 1; i >= 0; i--) {
+            RedisServer.kill(processes.get(i));
+        }
+        processes.clear();
+        Path d = dir;
+        dir = null;
+        if (d != null) {
+            RedisServer.deleteTree(d);
+        }
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        start();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        close();
+    }
+}
