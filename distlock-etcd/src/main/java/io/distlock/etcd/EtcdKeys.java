@@ -1,0 +1,114 @@
+package io.distlock.etcd;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The key layout of the etcd backend: {@code <namespace><encoded name>/<owner>}.
+ *
+ * <p>A name is percent-encoded byte by byte from UTF-8, keeping only {@code A-Z a-z 0-9 - . _ ~ :} as they are. The
+ * encoded name therefore never contains {@code /}, so the first {@code /} after the namespace ends it: the keys of
+ * {@code a} ({@code a/...}) and of {@code a/b} ({@code a%2Fb/...}) share no prefix, and no name can reach outside its
+ * own {@code <namespace><encoded name>/} range. Encoding is a homomorphism on concatenation with self-delimiting units,
+ * so the names starting with some text are exactly the keys starting with {@code <namespace><encoded text>}.
+ */
+final class EtcdKeys {
+    private static final char TERMINATOR = '/';
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    private final String namespace;
+
+    EtcdKeys(String namespace) {
+        this.namespace = Objects.requireNonNull(namespace, "namespace");
+    }
+
+    String namespace() {
+        return namespace;
+    }
+
+    /** {@code <namespace><encoded name>/}: the range holding every key of one lock. */
+    String namePrefix(String name) {
+        return namespace + encode(name) + TERMINATOR;
+    }
+
+    /** The key an owner writes for a lock. */
+    String ownerKey(String name, String owner) {
+        return namePrefix(name) + owner;
+    }
+
+    /** The range holding the keys of every lock whose name starts with {@code prefix}. */
+    String namesStartingWith(String prefix) {
+        return namespace + encode(prefix);
+    }
+
+    /** The name and owner of a key under the namespace, or null if the key is not one of ours. */
+    @Nullable
+    Parsed parse(String key) {
+        if (!key.startsWith(namespace)) {
+            return null;
+        }
+        int end = key.indexOf(TERMINATOR, namespace.length());
+        if (end < 0) {
+            return null;
+        }
+        String name = decode(key.substring(namespace.length(), end));
+        if (name == null) {
+            return null;
+        }
+        return new Parsed(name, key.substring(end + 1));
+    }
+
+    record Parsed(String name, String owner) {}
+
+    static String encode(String name) {
+        byte[] bytes = name.getBytes(StandardCharsets.UTF_8);
+        StringBuilder out = new StringBuilder(bytes.length + 8);
+        for (byte b : bytes) {
+            int c = b & 0xFF;
+            if (unreserved(c)) {
+                out.append((char) c);
+            } else {
+                out.append('%').append(HEX[c >> 4]).append(HEX[c & 0xF]);
+            }
+        }
+        return out.toString();
+    }
+
+    /** The name an encoded segment stands for, or null if the segment is not a valid encoding. */
+    static @Nullable String decode(String encoded) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(encoded.length());
+        for (int i = 0; i < encoded.length(); i++) {
+            char c = encoded.charAt(i);
+            if (c == '%') {
+                if (i + 2 >= encoded.length()) {
+                    return null;
+                }
+                int hi = Character.digit(encoded.charAt(i + 1), 16);
+                int lo = Character.digit(encoded.charAt(i + 2), 16);
+                if (hi < 0 || lo < 0) {
+                    return null;
+                }
+                out.write(hi << 4 | lo);
+                i += 2;
+            } else if (c < 0x80 && unreserved(c)) {
+                out.write(c);
+            } else {
+                return null;
+            }
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private static boolean unreserved(int c) {
+        return (c >= 'A' && c <= 'Z')
+                || (c >= 'a' && c <= 'z')
+                || (c >= '0' && c <= '9')
+                || c == '-'
+                || c == '.'
+                || c == '_'
+                || c == '~'
+                || c == ':';
+    }
+}

@@ -1,0 +1,940 @@
+package io.distlock.etcd;
+
+import io.distlock.DistributedLockException;
+import io.distlock.LockInfo;
+import io.distlock.internal.Ticker;
+import io.distlock.spi.Attempt;
+import io.distlock.spi.HeldLock;
+import io.distlock.spi.LockKey;
+import io.distlock.spi.LockStore;
+import io.distlock.spi.OwnerId;
+import io.distlock.spi.Subscription;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Lease;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.common.exception.ErrorCode;
+import io.etcd.jetcd.common.exception.EtcdException;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+import io.etcd.jetcd.lease.LeaseTimeToLiveResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.LeaseOption;
+import io.etcd.jetcd.options.OptionsUtil;
+import io.etcd.jetcd.options.PutOption;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Overview
+ *
+ * Keys. Every owner that holds or waits for a lock has its own key <namespace><encoded name>/<owner> (EtcdKeys), whose
+ * value is the owner id and which is bound to an etcd lease. The keys of one name form a queue ordered by their
+ * create revision: the owner whose key has the lowest create revision under the name's prefix holds the lock, every
+ * other key is a waiter (FIFO by construction, as in etcd's own concurrency.Mutex). The holder's create revision is
+ * the fencing token: etcd's revision is one counter for the whole keyspace that only grows, and a key created later
+ * always has a greater create revision, so every grant's token is greater than every earlier grant's, across client
+ * and server restarts that keep the data.
+ *
+ * Acquire is one transaction: if our key does not exist (create_revision == 0) put it with its lease, then read the
+ * lowest key of the prefix; otherwise read our key and the lowest key. Reads inside an etcd transaction see the
+ * transaction's own put, so one round trip both enqueues and answers "am I the head?". A non-queued attempt that is not
+ * the head deletes its key again before it answers Busy (owner-checked by create revision), so it leaves nothing. A
+ * queued waiter keeps its key; abandon deletes it, which also deletes a grant the engine never saw (a waiter that gave
+ * up can never become the holder later: jetcd issue #291).
+ *
+ * Leases. Holds renewed by the engine's watchdog, and their waiters, share one lease per client, granted lazily; the
+ * engine marks them by passing the very Duration instance of EngineConfig.watchdogLease (identity, not equality: a
+ * fixed lease of the same length must still end by itself). The watchdog's tick calls renew: one keep-alive-once of the
+ * shared lease (not jetcd's fire-and-forget keepAlive stream, which can stop silently: jetcd #965, #1383) pipelined
+ * with one transaction that reads every renewed key. A lease that is gone, or a key that is missing or was recreated,
+ * is reported gone, so the engine marks the hold lost within one tick; a failed round trip throws, and the engine keeps
+ * the holds until their last confirmed lease ends. A hold with a fixed lease gets a lease of its own, so it expires by
+ * itself even if this client dies; the client also revokes it when the lease ends locally, so a sub-second lease does
+ * not last as long as etcd's whole-second TTL.
+ *
+ * Lease arithmetic. etcd counts TTLs in whole seconds, so every TTL is rounded up. The engine dates a hold's lease from
+ * just before tryAcquire; the etcd lease must not end before that, or a holder could believe in a hold that etcd has
+ * already given to another owner. A fresh per-hold lease is granted inside the call, so it is safe; a reused one is
+ * kept alive in the same round trip as the transaction. The shared lease has one second of slack (TTL = lease + 1 s,
+ * rounded up) and is kept alive with the transaction whenever its last confirmed keep-alive is older than half that
+ * slack, so an acquire on a busy client usually costs one round trip. Queued waiters come back at least every third of
+ * their lease (Busy.retryWithin) and keep their lease alive then, so a waiter whose process died is evicted within
+ * about one lease.
+ *
+ * Wake-ups: one watch per name on the name's prefix, delete events only, starting just after a revision read when
+ * subscribing, so a release after that read is delivered even if the watch is created later; a watch that jetcd gives
+ * up on is recreated from the last revision seen.
+ */
+final class EtcdLockStore implements LockStore {
+    private static final Logger log = LoggerFactory.getLogger(EtcdLockStore.class);
+    private static final Traits TRAITS = new Traits(true, true, false);
+    private static final long SLACK_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long REFRESH_NANOS = SLACK_NANOS / 2;
+    private static final int MAX_TXN_OPS = 128;
+    private static final int LIST_PAGE = 1000;
+    private static final GetOption HEAD = GetOption.builder()
+            .isPrefix(true)
+            .withSortField(GetOption.SortTarget.CREATE)
+            .withSortOrder(GetOption.SortOrder.ASCEND)
+            .withLimit(1)
+            .withKeysOnly(true)
+            .build();
+    private static final GetOption HEAD_WITH_VALUE = GetOption.builder()
+            .isPrefix(true)
+            .withSortField(GetOption.SortTarget.CREATE)
+            .withSortOrder(GetOption.SortOrder.ASCEND)
+            .withLimit(1)
+            .build();
+    private static final GetOption KEY_ONLY =
+            GetOption.builder().withKeysOnly(true).build();
+
+    private final Client client;
+    private final boolean ownsClient;
+    private final KV kv;
+    private final Lease leases;
+    private final Watch watch;
+    private final EtcdKeys keys;
+    private final Duration watchdogLease;
+    private final long sharedTtlSeconds;
+    private final Duration timeout;
+    private final Ticker ticker;
+    private final ScheduledThreadPoolExecutor scheduler;
+    private final ReentrantLock sharedLock = new ReentrantLock();
+    private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
+    private final Set<EtcdSubscription> subscriptions = ConcurrentHashMap.newKeySet();
+    private volatile @Nullable LeaseRef shared;
+    private volatile boolean closed;
+
+    /**
+     * @param watchdogLease the instance the engine passes for watchdog holds (compared by identity)
+     * @param ownsClient whether {@link #close()} closes {@code client}
+     */
+    EtcdLockStore(
+            Client client,
+            boolean ownsClient,
+            String namespace,
+            Duration watchdogLease,
+            Duration timeout,
+            Ticker ticker) {
+        this.client = client;
+        this.ownsClient = ownsClient;
+        this.kv = client.getKVClient();
+        this.leases = client.getLeaseClient();
+        this.watch = client.getWatchClient();
+        this.keys = new EtcdKeys(namespace);
+        this.watchdogLease = watchdogLease;
+        this.sharedTtlSeconds = ceilSeconds(watchdogLease.toNanos() + SLACK_NANOS);
+        this.timeout = timeout;
+        this.ticker = ticker;
+        this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "distlock-etcd-timer");
+            t.setDaemon(true);
+            return t;
+        });
+        scheduler.setRemoveOnCancelPolicy(true);
+    }
+
+    EtcdKeys keys() {
+        return keys;
+    }
+
+    // ---------------------------------------------------------------- acquire
+
+    @Override
+    @SuppressWarnings("ReferenceEquality") // the engine passes this very instance for watchdog holds
+    public Attempt tryAcquire(LockKey key, OwnerId owner, Duration lease, boolean queue) {
+        ensureOpen();
+        long start = ticker.read();
+        String path = keys.ownerKey(key.name(), owner.value());
+        boolean watchdogHold = lease == watchdogLease;
+        LeaseRef fresh = null; // a per-hold lease granted in this call, reused across rounds
+        try {
+            for (int round = 0; ; round++) {
+                if (round >= 4) {
+                    throw new IllegalStateException("etcd: the queue entry " + path + " kept changing under us");
+                }
+                Entry known = entries.get(path);
+                if (known != null && (known.granted || known.shared != watchdogHold || known.lease.dead)) {
+                    // a grant the engine has given up on (its lease ended locally), or a leftover of another kind
+                    dropStale(path, known);
+                    known = null;
+                }
+                LeaseRef leaseRef;
+                if (known != null) {
+                    leaseRef = known.lease;
+                } else if (watchdogHold) {
+                    leaseRef = sharedLease();
+                } else {
+                    if (fresh == null || fresh.dead) {
+                        fresh = grant(ceilSeconds(lease.toNanos()));
+                    }
+                    leaseRef = fresh;
+                }
+                CompletableFuture<LeaseKeepAliveResponse> keepAlive = null;
+                long keepAliveSent = 0;
+                if (needsRefresh(leaseRef, start)) {
+                    keepAliveSent = ticker.read();
+                    keepAlive = leases.keepAliveOnce(leaseRef.id);
+                }
+                ByteSequence k = bytes(path);
+                ByteSequence prefix = bytes(keys.namePrefix(key.name()));
+                TxnResponse r;
+                try {
+                    r = await(
+                            kv.txn()
+                                    .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                                    .Then(
+                                            Op.put(
+                                                    k,
+                                                    bytes(value(owner, lease)),
+                                                    PutOption.builder()
+                                                            .withLeaseId(leaseRef.id)
+                                                            .build()),
+                                            Op.get(prefix, HEAD))
+                                    .Else(Op.get(k, KEY_ONLY), Op.get(prefix, HEAD))
+                                    .commit(),
+                            "acquire");
+                    if (keepAlive != null) {
+                        var unused = await(keepAlive, "keep-alive");
+                        leaseRef.refreshed(keepAliveSent);
+                    }
+                } catch (RuntimeException e) {
+                    if (leaseNotFound(e)) {
+                        leaseGone(leaseRef);
+                        continue;
+                    }
+                    throw e;
+                }
+                long myRevision;
+                List<GetResponse> gets = r.getGetResponses();
+                if (r.isSucceeded()) {
+                    myRevision = r.getHeader().getRevision();
+                } else {
+                    KeyValue mine = first(gets.get(0));
+                    if (mine == null) {
+                        continue; // deleted between compare and read: cannot happen in one txn, but be safe
+                    }
+                    myRevision = mine.getCreateRevision();
+                    if (known == null || known.revision != myRevision || mine.getLease() != leaseRef.id) {
+                        // our key is there but it is not the queue entry we know: a leftover (failed abandon)
+                        deleteIfRevision(k, myRevision);
+                        entries.remove(path);
+                        continue;
+                    }
+                }
+                KeyValue head = first(gets.get(gets.size() - 1));
+                boolean granted = head != null && head.getCreateRevision() == myRevision;
+                if (granted) {
+                    Entry e = new Entry(myRevision, leaseRef, watchdogHold, true);
+                    entries.put(path, e);
+                    if (!watchdogHold) {
+                        scheduleExpiry(path, e, lease);
+                    }
+                    fresh = null;
+                    return Attempt.acquired(myRevision);
+                }
+                if (!queue) {
+                    deleteIfRevision(k, myRevision);
+                    entries.remove(path);
+                    return Attempt.busy(lease);
+                }
+                entries.put(path, new Entry(myRevision, leaseRef, watchdogHold, false));
+                fresh = null;
+                // come back within a third of the waiter's lease to keep the queue entry alive
+                return Attempt.busy(Duration.ofNanos(Math.max(1_000_000L, lease.toNanos() / 3)));
+            }
+        } finally {
+            if (fresh != null) {
+                revokeQuietly(fresh); // granted for an attempt that did not keep it
+            }
+        }
+    }
+
+    private boolean needsRefresh(LeaseRef lease, long start) {
+        if (lease.shared) {
+            return start - lease.refreshedAt() > REFRESH_NANOS;
+        }
+        return start - lease.refreshedAt() > 0; // a per-hold lease from before this call: refresh it now
+    }
+
+    private void dropStale(String path, Entry known) {
+        deleteIfRevision(bytes(path), known.revision);
+        entries.remove(path, known);
+        known.cancelExpiry();
+        if (!known.shared) {
+            revokeQuietly(known.lease);
+        }
+    }
+
+    private void scheduleExpiry(String path, Entry e, Duration lease) {
+        // the engine marks the hold lost at its lease end; ending it in etcd at the same time frees the lock without
+        // waiting for etcd's whole-second TTL. The engine dated the lease from before this call, so this is later.
+        try {
+            e.expiry = scheduler.schedule(
+                    () -> {
+                        if (entries.remove(path, e)) {
+                            revokeQuietly(e.lease);
+                        }
+                    },
+                    lease.toNanos(),
+                    TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException ex) {
+            // closing: close() revokes every per-hold lease
+        }
+    }
+
+    // ---------------------------------------------------------------- give up, release, renew
+
+    @Override
+    public void abandon(LockKey key, OwnerId owner) {
+        ensureOpen();
+        String path = keys.ownerKey(key.name(), owner.value());
+        Entry e = entries.remove(path);
+        var unused = await(kv.delete(bytes(path)), "abandon");
+        if (e != null) {
+            e.cancelExpiry();
+            if (!e.shared) {
+                revokeQuietly(e.lease);
+            }
+        }
+    }
+
+    @Override
+    public boolean release(LockKey key, OwnerId owner) {
+        ensureOpen();
+        String path = keys.ownerKey(key.name(), owner.value());
+        ByteSequence k = bytes(path);
+        Entry e = entries.get(path);
+        Cmp held = e != null
+                ? new Cmp(k, Cmp.Op.EQUAL, CmpTarget.createRevision(e.revision))
+                : new Cmp(k, Cmp.Op.GREATER, CmpTarget.version(0)); // the key names its owner
+        TxnResponse r =
+                await(kv.txn().If(held).Then(Op.delete(k, DeleteOption.DEFAULT)).commit(), "release");
+        if (e != null && entries.remove(path, e)) {
+            e.cancelExpiry();
+            if (!e.shared) {
+                revokeQuietly(e.lease);
+            }
+        }
+        return r.isSucceeded();
+    }
+
+    @Override
+    public Set<HeldLock> renew(Collection<HeldLock> holds, Duration lease) {
+        ensureOpen();
+        if (holds.isEmpty()) {
+            return Set.of();
+        }
+        List<HeldLock> batch = new ArrayList<>(holds);
+        // keep alive each lease the holds are on (the shared one, nearly always), pipelined with the key check
+        Map<LeaseRef, CompletableFuture<LeaseKeepAliveResponse>> keepAlives = new IdentityHashMap<>();
+        long sent = ticker.read();
+        List<@Nullable Entry> known = new ArrayList<>(batch.size());
+        for (HeldLock h : batch) {
+            Entry e = entries.get(keys.ownerKey(h.key().name(), h.owner().value()));
+            known.add(e);
+            if (e != null && !keepAlives.containsKey(e.lease)) {
+                keepAlives.put(e.lease, leases.keepAliveOnce(e.lease.id));
+            }
+        }
+        List<CompletableFuture<TxnResponse>> reads = new ArrayList<>();
+        for (int from = 0; from < batch.size(); from += MAX_TXN_OPS) {
+            List<HeldLock> chunk = batch.subList(from, Math.min(batch.size(), from + MAX_TXN_OPS));
+            Op[] ops = new Op[chunk.size()];
+            for (int i = 0; i < ops.length; i++) {
+                HeldLock h = chunk.get(i);
+                ops[i] = Op.get(bytes(keys.ownerKey(h.key().name(), h.owner().value())), KEY_ONLY);
+            }
+            reads.add(kv.txn().Then(ops).commit());
+        }
+        Set<LeaseRef> goneLeases = new HashSet<>();
+        RuntimeException failure = null;
+        for (Map.Entry<LeaseRef, CompletableFuture<LeaseKeepAliveResponse>> ka : keepAlives.entrySet()) {
+            try {
+                var unused = await(ka.getValue(), "keep-alive");
+                ka.getKey().refreshed(sent);
+            } catch (RuntimeException e) {
+                if (leaseNotFound(e)) {
+                    goneLeases.add(ka.getKey());
+                    leaseGone(ka.getKey());
+                } else if (failure == null) {
+                    failure = e;
+                }
+            }
+        }
+        List<@Nullable KeyValue> found = new ArrayList<>(batch.size());
+        for (CompletableFuture<TxnResponse> read : reads) {
+            try {
+                for (GetResponse g : await(read, "renew").getGetResponses()) {
+                    found.add(first(g));
+                }
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                }
+            }
+        }
+        if (failure != null) {
+            // the engine keeps the holds until their last confirmed lease ends, then marks them lost; a lease that has
+            // gone unconfirmed that long is retired, so no later keep-alive can revive keys the engine gave up on
+            long now = ticker.read();
+            for (LeaseRef l : keepAlives.keySet()) {
+                if (now - l.refreshedAt() >= watchdogLease.toNanos()) {
+                    retire(l);
+                }
+            }
+            throw failure;
+        }
+        Set<HeldLock> gone = new HashSet<>();
+        for (int i = 0; i < batch.size(); i++) {
+            HeldLock h = batch.get(i);
+            Entry e = known.get(i);
+            KeyValue kvNow = found.get(i);
+            boolean alive = e != null
+                    && !goneLeases.contains(e.lease)
+                    && kvNow != null
+                    && kvNow.getCreateRevision() == h.fencingToken()
+                    && kvNow.getLease() == e.lease.id;
+            if (!alive) {
+                gone.add(h);
+                String path = keys.ownerKey(h.key().name(), h.owner().value());
+                if (e != null && entries.remove(path, e)) {
+                    e.cancelExpiry();
+                    if (!e.shared) {
+                        revokeQuietly(e.lease);
+                    }
+                }
+            }
+        }
+        return gone;
+    }
+
+    // ---------------------------------------------------------------- wake-ups
+
+    @Override
+    public Subscription subscribe(LockKey key, Runnable wakeUp) {
+        ensureOpen();
+        ByteSequence prefix = bytes(keys.namePrefix(key.name()));
+        // read a revision first: the watch replays every delete after it, however late the stream is set up
+        GetResponse now = await(
+                kv.get(
+                        prefix,
+                        GetOption.builder().isPrefix(true).withCountOnly(true).build()),
+                "subscribe");
+        EtcdSubscription sub = new EtcdSubscription(prefix, now.getHeader().getRevision() + 1, wakeUp);
+        subscriptions.add(sub);
+        sub.start();
+        return sub;
+    }
+
+    /** A prefix watch for delete events that recreates itself if jetcd closes it. */
+    private final class EtcdSubscription implements Subscription {
+        private final ByteSequence prefix;
+        private final Runnable wakeUp;
+        private final ReentrantLock lock = new ReentrantLock();
+        private long nextRevision;
+        private Watch.@Nullable Watcher watcher;
+        private boolean closedSub;
+
+        EtcdSubscription(ByteSequence prefix, long nextRevision, Runnable wakeUp) {
+            this.prefix = prefix;
+            this.nextRevision = nextRevision;
+            this.wakeUp = wakeUp;
+        }
+
+        void start() {
+            lock.lock();
+            try {
+                if (closedSub || closed) {
+                    return;
+                }
+                WatchOption option = WatchOption.builder()
+                        .isPrefix(true)
+                        .withNoPut(true)
+                        .withRevision(nextRevision)
+                        .build();
+                watcher = watch.watch(prefix, option, Watch.listener(this::onNext, this::onError, this::onDone));
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        private void onNext(WatchResponse response) {
+            boolean deleted = false;
+            for (WatchEvent event : response.getEvents()) {
+                long rev = event.getKeyValue().getModRevision();
+                lock.lock();
+                try {
+                    nextRevision = Math.max(nextRevision, rev + 1);
+                } finally {
+                    lock.unlock();
+                }
+                if (event.getEventType() == WatchEvent.EventType.DELETE) {
+                    deleted = true;
+                }
+            }
+            if (deleted) {
+                wakeUp.run();
+            }
+        }
+
+        private void onError(Throwable t) {
+            log.debug("distlock: etcd watch on {} failed", prefix, t);
+            wakeUp.run(); // a release may have gone unseen: let the waiters re-check
+            Watch.Watcher w;
+            lock.lock();
+            try {
+                w = watcher;
+                if (t instanceof io.etcd.jetcd.common.exception.CompactedException) {
+                    nextRevision = 0; // from now on; the waiters re-check anyway
+                }
+            } finally {
+                lock.unlock();
+            }
+            if (w != null && w.isClosed()) {
+                restartLater();
+            }
+        }
+
+        private void onDone() {
+            restartLater();
+        }
+
+        private void restartLater() {
+            if (closedSub || closed) {
+                return;
+            }
+            try {
+                scheduler.schedule(this::start, 500, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // closing
+            }
+        }
+
+        @Override
+        public void close() {
+            Watch.Watcher w;
+            lock.lock();
+            try {
+                closedSub = true;
+                w = watcher;
+                watcher = null;
+            } finally {
+                lock.unlock();
+            }
+            subscriptions.remove(this);
+            if (w != null) {
+                try {
+                    w.close();
+                } catch (RuntimeException e) {
+                    log.debug("distlock: closing an etcd watch failed", e);
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- operators
+
+    @Override
+    public Optional<LockInfo> inspect(LockKey key) {
+        ensureOpen();
+        GetResponse r = await(kv.get(bytes(keys.namePrefix(key.name())), HEAD_WITH_VALUE), "inspect");
+        KeyValue head = first(r);
+        if (head == null) {
+            return Optional.empty();
+        }
+        return Optional.of(info(key.name(), head, r.getCount() - 1, remaining(head)));
+    }
+
+    @Override
+    public List<LockInfo> list(String prefix, int limit) {
+        ensureOpen();
+        ByteSequence from = bytes(keys.namesStartingWith(prefix));
+        ByteSequence end = OptionsUtil.prefixEndOf(from);
+        Map<String, KeyValue> heads = new LinkedHashMap<>();
+        Map<String, Integer> counts = new HashMap<>();
+        ByteSequence cursor = from;
+        outer:
+        for (; ; ) {
+            GetResponse page = await(
+                    kv.get(
+                            cursor,
+                            GetOption.builder()
+                                    .withRange(end)
+                                    .withLimit(LIST_PAGE)
+                                    .build()),
+                    "list");
+            for (KeyValue kvp : page.getKvs()) {
+                EtcdKeys.Parsed p = keys.parse(kvp.getKey().toString(StandardCharsets.UTF_8));
+                if (p == null) {
+                    continue;
+                }
+                if (!heads.containsKey(p.name()) && heads.size() == limit) {
+                    break outer; // keys of one name are contiguous: the names so far are complete
+                }
+                KeyValue h = heads.get(p.name());
+                if (h == null || kvp.getCreateRevision() < h.getCreateRevision()) {
+                    heads.put(p.name(), kvp);
+                }
+                counts.merge(p.name(), 1, Integer::sum);
+            }
+            if (!page.isMore() || page.getKvs().isEmpty()) {
+                break;
+            }
+            List<KeyValue> got = page.getKvs();
+            cursor = got.get(got.size() - 1).getKey().concat(ByteSequence.from(new byte[] {0}));
+        }
+        Map<Long, CompletableFuture<LeaseTimeToLiveResponse>> ttls = new HashMap<>();
+        for (KeyValue h : heads.values()) {
+            if (h.getLease() != 0) {
+                ttls.computeIfAbsent(h.getLease(), id -> leases.timeToLive(id, LeaseOption.DEFAULT));
+            }
+        }
+        List<LockInfo> out = new ArrayList<>(heads.size());
+        for (Map.Entry<String, KeyValue> e : heads.entrySet()) {
+            KeyValue h = e.getValue();
+            CompletableFuture<LeaseTimeToLiveResponse> ttl = ttls.get(h.getLease());
+            Duration left =
+                    ttl == null ? Duration.ZERO : capped(h, await(ttl, "list").getTTL());
+            out.add(info(e.getKey(), h, counts.getOrDefault(e.getKey(), 1) - 1, left));
+        }
+        return out;
+    }
+
+    @Override
+    public Optional<LockInfo> forceRelease(LockKey key) {
+        ensureOpen();
+        for (int i = 0; i < 5; i++) {
+            GetResponse r = await(kv.get(bytes(keys.namePrefix(key.name())), HEAD_WITH_VALUE), "forceRelease");
+            KeyValue head = first(r);
+            if (head == null) {
+                return Optional.empty();
+            }
+            Duration left = remaining(head);
+            if (deleteIfRevision(head.getKey(), head.getCreateRevision())) {
+                return Optional.of(info(key.name(), head, r.getCount() - 1, left));
+            }
+        }
+        throw new IllegalStateException("etcd: the holder of '" + key.name() + "' kept changing; try again");
+    }
+
+    private LockInfo info(String name, KeyValue head, long waiters, Duration left) {
+        EtcdKeys.Parsed p = keys.parse(head.getKey().toString(StandardCharsets.UTF_8));
+        String owner = p != null ? p.owner() : head.getKey().toString(StandardCharsets.UTF_8);
+        return new LockInfo(name, owner, left, head.getCreateRevision(), (int) Math.min(Integer.MAX_VALUE, waiters));
+    }
+
+    private Duration remaining(KeyValue head) {
+        if (head.getLease() == 0) {
+            return Duration.ZERO;
+        }
+        return capped(
+                head,
+                await(leases.timeToLive(head.getLease(), LeaseOption.DEFAULT), "inspect")
+                        .getTTL());
+    }
+
+    /**
+     * etcd's remaining TTL, at most the hold's own lease: etcd counts whole seconds and the shared lease carries a
+     * second of slack, so its TTL overstates how long the owner itself counts on the hold.
+     */
+    private static Duration capped(KeyValue head, long ttlSeconds) {
+        if (ttlSeconds <= 0) {
+            return Duration.ZERO;
+        }
+        Duration ttl = Duration.ofSeconds(ttlSeconds);
+        Duration nominal = leaseOf(head.getValue().toString(StandardCharsets.UTF_8));
+        return nominal != null && nominal.compareTo(ttl) < 0 ? nominal : ttl;
+    }
+
+    @Override
+    public Traits traits() {
+        return TRAITS;
+    }
+
+    // ---------------------------------------------------------------- leases
+
+    private LeaseRef sharedLease() {
+        LeaseRef l = shared;
+        if (l != null && !l.dead) {
+            return l;
+        }
+        sharedLock.lock();
+        try {
+            l = shared;
+            if (l == null || l.dead) {
+                long sent = ticker.read();
+                long id = await(leases.grant(sharedTtlSeconds), "lease grant").getID();
+                l = new LeaseRef(id, true, sent);
+                shared = l;
+            }
+            return l;
+        } finally {
+            sharedLock.unlock();
+        }
+    }
+
+    private LeaseRef grant(long ttlSeconds) {
+        long sent = ticker.read();
+        long id = await(leases.grant(ttlSeconds), "lease grant").getID();
+        return new LeaseRef(id, false, sent);
+    }
+
+    private void leaseGone(LeaseRef lease) {
+        lease.dead = true;
+        if (lease.shared) {
+            sharedLock.lock();
+            try {
+                if (shared == lease) {
+                    shared = null;
+                }
+            } finally {
+                sharedLock.unlock();
+            }
+        }
+    }
+
+    private void retire(LeaseRef lease) {
+        log.warn("distlock: etcd lease {} went unconfirmed for a whole lease; retiring it", lease.id);
+        leaseGone(lease);
+        entries.values().removeIf(e -> e.lease == lease);
+        revokeQuietly(lease);
+    }
+
+    private void revokeQuietly(LeaseRef lease) {
+        lease.dead = true;
+        try {
+            leases.revoke(lease.id).whenComplete((r, t) -> {
+                if (t != null && !leaseNotFound(t)) {
+                    log.debug("distlock: revoking etcd lease {} failed; it ends with its TTL", lease.id, t);
+                }
+            });
+        } catch (RuntimeException e) {
+            log.debug("distlock: revoking etcd lease {} failed; it ends with its TTL", lease.id, e);
+        }
+    }
+
+    /** The value of an owner's key: its owner and its nominal lease, for operators and {@link #inspect}. */
+    static String value(OwnerId owner, Duration lease) {
+        return "lease=" + lease.toMillis() + "ms owner=" + owner.value();
+    }
+
+    /** The nominal lease written in a key's value, or null if the value is not ours. */
+    static @Nullable Duration leaseOf(String value) {
+        if (!value.startsWith("lease=")) {
+            return null;
+        }
+        int end = value.indexOf("ms ");
+        if (end < 0) {
+            return null;
+        }
+        try {
+            return Duration.ofMillis(Long.parseLong(value.substring("lease=".length(), end)));
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    private static boolean leaseNotFound(Throwable t) {
+        Throwable c = t;
+        while (c instanceof CompletionException || c instanceof ExecutionException) {
+            Throwable next = c.getCause();
+            if (next == null) {
+                break;
+            }
+            c = next;
+        }
+        if (c instanceof EtcdException ee && ee.getErrorCode() == ErrorCode.NOT_FOUND) {
+            String m = ee.getMessage();
+            return m != null && m.contains("lease not found");
+        }
+        return false;
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private boolean deleteIfRevision(ByteSequence k, long revision) {
+        return await(
+                        kv.txn()
+                                .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+                                .Then(Op.delete(k, DeleteOption.DEFAULT))
+                                .commit(),
+                        "delete")
+                .isSucceeded();
+    }
+
+    private static @Nullable KeyValue first(GetResponse r) {
+        List<KeyValue> kvs = r.getKvs();
+        return kvs.isEmpty() ? null : kvs.get(0);
+    }
+
+    static ByteSequence bytes(String s) {
+        return ByteSequence.from(s, StandardCharsets.UTF_8);
+    }
+
+    private static long ceilSeconds(long nanos) {
+        long s = TimeUnit.NANOSECONDS.toSeconds(nanos);
+        if (TimeUnit.SECONDS.toNanos(s) < nanos) {
+            s++;
+        }
+        return Math.max(1, s);
+    }
+
+    /** Waits for one round trip, bounded by the request timeout; an interrupt is kept for the caller, not obeyed. */
+    private <T> T await(CompletableFuture<T> future, String operation) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        boolean interrupted = false;
+        try {
+            for (; ; ) {
+                try {
+                    return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    Throwable cause = e.getCause() != null ? e.getCause() : e;
+                    if (cause instanceof RuntimeException re) {
+                        throw re;
+                    }
+                    throw new DistributedLockException("etcd " + operation + " failed: " + cause, cause);
+                } catch (TimeoutException e) {
+                    future.cancel(true);
+                    throw new DistributedLockException(
+                            "etcd " + operation + " did not answer within " + timeout + " (request timeout)", e);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("the etcd lock store is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        scheduler.shutdownNow();
+        for (EtcdSubscription s : List.copyOf(subscriptions)) {
+            s.close();
+        }
+        // revoking a lease deletes every key on it: waiters' entries, and holds the engine could not release
+        List<CompletableFuture<?>> revokes = new ArrayList<>();
+        Set<Long> revoked = new HashSet<>();
+        LeaseRef s = shared;
+        if (s != null && revoked.add(s.id)) {
+            revokes.add(leases.revoke(s.id));
+        }
+        for (Entry e : entries.values()) {
+            if (revoked.add(e.lease.id)) {
+                revokes.add(leases.revoke(e.lease.id));
+            }
+        }
+        entries.clear();
+        shared = null;
+        for (CompletableFuture<?> f : revokes) {
+            try {
+                var unused = await(f, "lease revoke");
+            } catch (RuntimeException e) {
+                if (!leaseNotFound(e)) {
+                    log.debug("distlock: revoking an etcd lease on close failed; it ends with its TTL", e);
+                }
+            }
+        }
+        if (ownsClient) {
+            client.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "EtcdLockStore[" + keys.namespace() + "]";
+    }
+
+    /** One etcd lease of this client. */
+    private static final class LeaseRef {
+        final long id;
+        final boolean shared;
+        // ticker reading when the last confirmed grant or keep-alive was sent
+        private final AtomicLong refreshedAt;
+        volatile boolean dead;
+
+        LeaseRef(long id, boolean shared, long sentAt) {
+            this.id = id;
+            this.shared = shared;
+            this.refreshedAt = new AtomicLong(sentAt);
+        }
+
+        long refreshedAt() {
+            return refreshedAt.get();
+        }
+
+        void refreshed(long sentAt) {
+            refreshedAt.accumulateAndGet(sentAt, (now, sent) -> sent - now > 0 ? sent : now);
+        }
+    }
+
+    /** What this client knows of one of its keys: a queue entry or a grant. */
+    private static final class Entry {
+        final long revision;
+        final LeaseRef lease;
+        final boolean shared;
+        final boolean granted;
+        volatile @Nullable ScheduledFuture<?> expiry;
+
+        Entry(long revision, LeaseRef lease, boolean shared, boolean granted) {
+            this.revision = revision;
+            this.lease = lease;
+            this.shared = shared;
+            this.granted = granted;
+        }
+
+        void cancelExpiry() {
+            ScheduledFuture<?> f = expiry;
+            if (f != null) {
+                f.cancel(false);
+            }
+        }
+    }
+}
