@@ -1,0 +1,136 @@
+package io.distlock.jdbc;
+
+import io.distlock.DistributedLockException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import javax.sql.DataSource;
+
+/**
+ * The connection discipline of every store: a pooled connection per operation, READ COMMITTED transactions, and a
+ * short bounded retry of transient failures (deadlock victim, serialization failure, lock wait timeout, lost
+ * connection). Work passed to {@link #transaction} must be safe to run again from the start; every store operation
+ * is, because each is owner-checked and a grant found already made for the same owner is simply taken again.
+ */
+final class Db {
+    static final int ATTEMPTS = 5;
+    private static final long RETRY_BASE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    final DataSource dataSource;
+    final Dialect dialect;
+    final String table;
+    /** The database clock in epoch milliseconds, as a SQL expression. */
+    final String now;
+
+    Db(DataSource dataSource, Dialect dialect, String table) {
+        this.dataSource = dataSource;
+        this.dialect = dialect;
+        this.table = table;
+        this.now = dialect.nowMillis();
+    }
+
+    interface Work<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    /** Runs {@code work} in one READ COMMITTED transaction, retrying transient failures a few times. */
+    <T> T transaction(String what, Work<T> work) {
+        return retrying(what, () -> {
+            try (Connection c = dataSource.getConnection()) {
+                int isolation = c.getTransactionIsolation();
+                boolean autoCommit = c.getAutoCommit();
+                try {
+                    if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+                        c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+                    }
+                    c.setAutoCommit(false);
+                    T result = work.run(c);
+                    c.commit();
+                    return result;
+                } catch (SQLException | RuntimeException e) {
+                    rollbackQuietly(c, e);
+                    throw e;
+                } finally {
+                    restore(c, autoCommit, isolation);
+                }
+            }
+        });
+    }
+
+    /** Runs {@code work} on a connection in auto-commit mode, retrying transient failures a few times. */
+    <T> T autocommit(String what, Work<T> work) {
+        return retrying(what, () -> {
+            try (Connection c = dataSource.getConnection()) {
+                if (!c.getAutoCommit()) {
+                    c.setAutoCommit(true);
+                }
+                return work.run(c);
+            }
+        });
+    }
+
+    private interface Once<T> {
+        T run() throws SQLException;
+    }
+
+    private <T> T retrying(String what, Once<T> once) {
+        SQLException last = null;
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+            try {
+                return once.run();
+            } catch (SQLException e) {
+                if (!Dialect.isTransient(e)) {
+                    throw failure(what, e);
+                }
+                if (last != null) {
+                    e.addSuppressed(last);
+                }
+                last = e;
+                long ceiling = RETRY_BASE_NANOS << attempt;
+                LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1));
+            }
+        }
+        throw failure(what + " (after " + ATTEMPTS + " attempts)", Objects.requireNonNull(last));
+    }
+
+    static DistributedLockException failure(String what, SQLException e) {
+        return new DistributedLockException(
+                what + " failed: " + e.getMessage() + " [SQLState " + e.getSQLState() + ", code " + e.getErrorCode()
+                        + "]",
+                e);
+    }
+
+    static void rollbackQuietly(Connection c, Throwable cause) {
+        try {
+            c.rollback();
+        } catch (SQLException e) {
+            cause.addSuppressed(e);
+        }
+    }
+
+    private static void restore(Connection c, boolean autoCommit, int isolation) {
+        try {
+            c.setAutoCommit(autoCommit);
+            if (c.getTransactionIsolation() != isolation) {
+                c.setTransactionIsolation(isolation);
+            }
+        } catch (SQLException e) {
+            // the connection is broken; the pool discards it
+        }
+    }
+
+    /** A lease as whole milliseconds, rounded up and capped so that "now + lease" cannot overflow a BIGINT. */
+    static long leaseMillis(Duration lease) {
+        long ms;
+        try {
+            ms = lease.plusNanos(999_999).toMillis();
+        } catch (ArithmeticException e) {
+            ms = Long.MAX_VALUE;
+        }
+        return Math.min(Math.max(ms, 1), TimeUnit.DAYS.toMillis(365L * 1000));
+    }
+}

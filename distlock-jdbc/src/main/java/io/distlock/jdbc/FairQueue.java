@@ -1,0 +1,84 @@
+package io.distlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+
+/**
+ * The fair-lock queue table, shared by every mode: one row per waiting owner with a ticket from the fencing sequence
+ * (so tickets order requests across clients) and a deadline on database time. A waiter refreshes its deadline with
+ * every attempt; an entry past its deadline belongs to a waiter that died and is evicted by the next attempt on that
+ * name. Only the entry with the lowest live ticket may be granted.
+ */
+final class FairQueue {
+    /** How long a waiter's entry lives without a new attempt, as in the reference store. */
+    static final Duration WAITER_TIMEOUT = Duration.ofSeconds(5);
+
+    private final Db db;
+    private final String evict;
+    private final String head;
+    private final String refresh;
+    private final String insert;
+    private final String remove;
+
+    FairQueue(Db db) {
+        this.db = db;
+        String q = db.table + "_queue";
+        this.evict = "DELETE FROM " + q + " WHERE name_hash = ? AND deadline <= " + db.now;
+        this.head = "SELECT owner FROM " + q + " WHERE name_hash = ? ORDER BY ticket LIMIT 1";
+        this.refresh = "UPDATE " + q + " SET deadline = " + db.now + " + ? WHERE name_hash = ? AND owner = ?";
+        this.insert = "INSERT INTO " + q + " (name_hash, owner, ticket, deadline) VALUES (?, ?, ?, " + db.now + " + ?)";
+        this.remove = "DELETE FROM " + q + " WHERE name_hash = ? AND owner = ?";
+    }
+
+    /** Evicts dead waiters, then tells whether {@code owner} may be granted: the queue is empty or it is first. */
+    boolean mayGrant(Connection c, String hash, String owner) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(evict)) {
+            ps.setString(1, hash);
+            ps.executeUpdate();
+        }
+        try (PreparedStatement ps = c.prepareStatement(head)) {
+            ps.setString(1, hash);
+            try (ResultSet rs = ps.executeQuery()) {
+                return !rs.next() || owner.equals(rs.getString(1));
+            }
+        }
+    }
+
+    /** Puts {@code owner} in the queue, or refreshes its deadline if it is there. */
+    void enqueue(Connection c, String hash, String owner) throws SQLException {
+        long timeout = WAITER_TIMEOUT.toMillis();
+        try (PreparedStatement ps = c.prepareStatement(refresh)) {
+            ps.setLong(1, timeout);
+            ps.setString(2, hash);
+            ps.setString(3, owner);
+            if (ps.executeUpdate() > 0) {
+                return;
+            }
+        }
+        long ticket = db.dialect.nextToken(c, db.table);
+        try (PreparedStatement ps = c.prepareStatement(insert)) {
+            ps.setString(1, hash);
+            ps.setString(2, owner);
+            ps.setLong(3, ticket);
+            ps.setLong(4, timeout);
+            ps.executeUpdate();
+        }
+    }
+
+    /** Removes the owner's entry; returns whether there was one. */
+    boolean remove(Connection c, String hash, String owner) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(remove)) {
+            ps.setString(1, hash);
+            ps.setString(2, owner);
+            return ps.executeUpdate() > 0;
+        }
+    }
+
+    /** How soon a queued waiter must come back to keep its place. */
+    static Duration refreshWithin() {
+        return WAITER_TIMEOUT.dividedBy(3);
+    }
+}

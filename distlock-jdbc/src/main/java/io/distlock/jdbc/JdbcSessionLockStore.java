@@ -1,0 +1,390 @@
+package io.distlock.jdbc;
+
+import io.distlock.DistributedLockException;
+import io.distlock.LockInfo;
+import io.distlock.spi.Attempt;
+import io.distlock.spi.HeldLock;
+import io.distlock.spi.LockKey;
+import io.distlock.spi.LockStore;
+import io.distlock.spi.OwnerId;
+import io.distlock.spi.Subscription;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Overview
+ *
+ * Modes ROW_LOCK and ADVISORY: a hold is a database lock owned by a server session, so each hold pins one connection
+ * from the DataSource for its whole life (a Session here). The database releases the lock when the session ends:
+ * at release, or when the connection, the client process or the server session dies. There is no lease in the
+ * database, so the store reports expiresHolds = false and the engine releases fixed-lease holds itself when their
+ * lease ends.
+ *
+ * Pool exhaustion: a hold takes a permit of a per-client semaphore (maxPinnedConnections) before it asks the pool for
+ * a connection; with no permit left, the acquire fails at once with a DistributedLockException naming the limit, instead
+ * of blocking in the pool while the connections that would be returned are the ones this client pins.
+ *
+ * Fencing tokens come from the same sequence as in TABLE mode, drawn on the holding session after the lock is taken;
+ * every earlier holder's token was drawn while it held the lock, so the new token is greater.
+ *
+ * Renewal asks the database, in one statement on a pooled connection, which of the client's sessions still hold
+ * their lock (pg_locks / IS_USED_LOCK for ADVISORY, pg_stat_activity / PROCESSLIST for ROW_LOCK); a killed session is
+ * reported gone. Hand-off keeps the session and the lock and gives them a new owner and a new token. Fair waiters use
+ * the shared queue table (FairQueue).
+ */
+final class JdbcSessionLockStore implements LockStore {
+    private static final Logger log = LoggerFactory.getLogger(JdbcSessionLockStore.class);
+    /** How soon a waiter re-checks a lock whose holder might have died without a notification. */
+    private static final Duration RECHECK = Duration.ofSeconds(1);
+
+    private final Db db;
+    private final SessionLock mechanism;
+    private final FairQueue queue;
+    private final int maxPinned;
+    private final Semaphore pins;
+    private final @Nullable PgListener listener;
+    private final Map<String, Session> sessions = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    /** A held lock: the pinned connection, its server session id and the hold's token. */
+    private static final class Session {
+        final Connection connection;
+        final long sessionId;
+        final LockKey key;
+        volatile OwnerId owner;
+        volatile long token;
+
+        Session(Connection connection, long sessionId, LockKey key, OwnerId owner, long token) {
+            this.connection = connection;
+            this.sessionId = sessionId;
+            this.key = key;
+            this.owner = owner;
+            this.token = token;
+        }
+    }
+
+    JdbcSessionLockStore(Db db, SessionLock mechanism, int maxPinned, String clientId) {
+        this.db = db;
+        this.mechanism = mechanism;
+        this.queue = new FairQueue(db);
+        this.maxPinned = maxPinned;
+        this.pins = new Semaphore(maxPinned);
+        this.listener = db.dialect.notifies()
+                ? new PgListener(db.dataSource, db.table.toLowerCase(java.util.Locale.ROOT) + "_release", clientId)
+                : null;
+    }
+
+    private static String id(LockKey key, OwnerId owner) {
+        return Names.hash(key.name()) + '\n' + owner.value();
+    }
+
+    @Override
+    public Attempt tryAcquire(LockKey key, OwnerId owner, Duration lease, boolean queued) {
+        String hash = Names.hash(key.name());
+        if (queued) {
+            boolean first = db.transaction(
+                    "queue check of '" + abbreviate(key) + "'", c -> queue.mayGrant(c, hash, owner.value()));
+            if (!first) {
+                return enqueue(key, hash, owner);
+            }
+        }
+        Session stale = sessions.remove(id(key, owner));
+        if (stale != null) {
+            end(stale, false); // the engine lost track of this hold; start again cleanly
+        }
+        if (!pins.tryAcquire()) {
+            throw new DistributedLockException(
+                    mechanism.mode() + " mode pins one connection per held lock, and this client already pins "
+                            + maxPinned + " (maxPinnedConnections); release a lock, raise maxPinnedConnections(..) "
+                            + "within your pool's size, or use Mode.TABLE, which pins none",
+                    new SQLException("too many pinned connections"));
+        }
+        Connection c = null;
+        try {
+            c = db.dataSource.getConnection();
+            if (!mechanism.tryLock(c, key.name())) {
+                closeQuietly(c);
+                pins.release();
+                return queued ? enqueue(key, hash, owner) : Attempt.busy(RECHECK);
+            }
+            long token = db.dialect.nextToken(c, db.table);
+            long sessionId = Dialect.queryLong(c, db.dialect.sessionIdQuery());
+            sessions.put(id(key, owner), new Session(c, sessionId, key, owner, token));
+            if (queued) {
+                db.autocommit("dequeue of '" + abbreviate(key) + "'", q -> queue.remove(q, hash, owner.value()));
+            }
+            return Attempt.acquired(token);
+        } catch (SQLException | RuntimeException e) {
+            Session s = sessions.remove(id(key, owner));
+            if (s != null) {
+                end(s, false);
+            } else {
+                if (c != null) {
+                    discard(c);
+                }
+                pins.release();
+            }
+            if (e instanceof SQLException sql) {
+                throw Db.failure("acquire of '" + abbreviate(key) + "'", sql);
+            }
+            throw (RuntimeException) e;
+        }
+    }
+
+    private Attempt enqueue(LockKey key, String hash, OwnerId owner) {
+        db.transaction("queue of '" + abbreviate(key) + "'", c -> {
+            queue.enqueue(c, hash, owner.value());
+            return true;
+        });
+        return Attempt.busy(FairQueue.refreshWithin());
+    }
+
+    @Override
+    public void abandon(LockKey key, OwnerId owner) {
+        Session s = sessions.remove(id(key, owner));
+        if (s != null) {
+            var unused = end(s, true); // first: a hold must end even if the queue table cannot be reached
+        }
+        db.transaction("abandon of '" + abbreviate(key) + "'", c -> {
+            if (queue.remove(c, Names.hash(key.name()), owner.value())) {
+                mechanism.notifyRelease(c, key.name());
+            }
+            return true;
+        });
+    }
+
+    @Override
+    public boolean release(LockKey key, OwnerId owner) {
+        Session s = sessions.remove(id(key, owner));
+        return s != null && end(s, true);
+    }
+
+    /** Ends a session's hold and gives its connection back; true if the lock was still held. */
+    private boolean end(Session s, boolean unlock) {
+        boolean released = false;
+        try {
+            if (unlock) {
+                released = mechanism.unlock(s.connection, s.key.name());
+            }
+            if (!released) {
+                mechanism.reset(s.connection);
+            }
+            s.connection.close();
+        } catch (SQLException e) {
+            // a dead session holds nothing: the database released the lock when it ended
+            log.debug("distlock: ending the session of '{}' failed; the database releases it", abbreviate(s.key), e);
+            discard(s.connection);
+            released = false;
+        } finally {
+            pins.release();
+        }
+        return released;
+    }
+
+    @Override
+    public Set<HeldLock> renew(Collection<HeldLock> holds, Duration lease) {
+        Set<HeldLock> gone = new HashSet<>();
+        List<SessionLock.Held> asked = new ArrayList<>();
+        Map<Long, HeldLock> byId = new HashMap<>();
+        long n = 0;
+        for (HeldLock h : holds) {
+            Session s = sessions.get(id(h.key(), h.owner()));
+            if (s == null || s.token != h.fencingToken()) {
+                gone.add(h);
+                continue;
+            }
+            asked.add(new SessionLock.Held(n, s.sessionId, h.key().name()));
+            byId.put(n++, h);
+        }
+        if (asked.isEmpty()) {
+            return gone;
+        }
+        Set<Long> held = db.autocommit("renewal of " + asked.size() + " locks", c -> mechanism.stillHeld(c, asked));
+        for (Map.Entry<Long, HeldLock> e : byId.entrySet()) {
+            if (!held.contains(e.getKey())) {
+                gone.add(e.getValue());
+            }
+        }
+        return gone;
+    }
+
+    @Override
+    public @Nullable Long handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
+        Session s = sessions.remove(id(key, from));
+        if (s == null) {
+            return null;
+        }
+        long token;
+        try {
+            token = db.dialect.nextToken(s.connection, db.table); // also proves the session is alive
+        } catch (SQLException e) {
+            end(s, false);
+            return null;
+        }
+        s.owner = to;
+        s.token = token;
+        sessions.put(id(key, to), s);
+        return token;
+    }
+
+    @Override
+    public Subscription subscribe(LockKey key, Runnable wakeUp) {
+        PgListener l = listener;
+        return l == null ? Subscription.none() : l.subscribe(Names.hash(key.name()), wakeUp);
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(LockKey key) {
+        Session mine = local(key);
+        if (mine != null) {
+            return Optional.of(new LockInfo(key.name(), mine.owner.value(), Duration.ZERO, mine.token, -1));
+        }
+        OptionalLong holder =
+                db.autocommit("inspect of '" + abbreviate(key) + "'", c -> mechanism.holder(c, key.name()));
+        if (holder.isEmpty()) {
+            return Optional.empty();
+        }
+        String owner = holder.getAsLong() == 0 ? "another session" : "session " + holder.getAsLong();
+        return Optional.of(new LockInfo(key.name(), owner, Duration.ZERO, -1, -1));
+    }
+
+    private @Nullable Session local(LockKey key) {
+        for (Session s : sessions.values()) {
+            if (s.key.equals(key)) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /** The sessions of this client only: another client's names are not readable from its locks. */
+    @Override
+    public List<LockInfo> list(String prefix, int limit) {
+        List<LockInfo> out = new ArrayList<>();
+        for (Session s : sessions.values()) {
+            if (s.key.name().startsWith(prefix)) {
+                out.add(new LockInfo(s.key.name(), s.owner.value(), Duration.ZERO, s.token, -1));
+            }
+        }
+        out.sort(Comparator.comparing(LockInfo::name));
+        return out.size() > limit ? new ArrayList<>(out.subList(0, limit)) : out;
+    }
+
+    @Override
+    public Optional<LockInfo> forceRelease(LockKey key) {
+        Session mine = local(key);
+        if (mine != null) {
+            sessions.remove(id(key, mine.owner));
+            LockInfo info = new LockInfo(key.name(), mine.owner.value(), Duration.ZERO, mine.token, -1);
+            end(mine, true);
+            return Optional.of(info);
+        }
+        Optional<LockInfo> info = inspect(key);
+        if (info.isEmpty()) {
+            return info;
+        }
+        OptionalLong holder =
+                db.autocommit("inspect of '" + abbreviate(key) + "'", c -> mechanism.holder(c, key.name()));
+        if (holder.isEmpty()) {
+            return Optional.empty();
+        }
+        if (holder.getAsLong() == 0) {
+            throw new DistributedLockException(
+                    "force release of '" + abbreviate(key) + "': " + mechanism.mode()
+                            + " mode cannot tell which session holds it; end that session in the database",
+                    new SQLException("holder unknown"));
+        }
+        terminate(holder.getAsLong());
+        return info;
+    }
+
+    /** Ends another server session, the only way to take a session lock from its holder. */
+    void terminate(long sessionId) {
+        db.autocommit("termination of session " + sessionId, c -> {
+            String sql = db.dialect == Dialect.POSTGRESQL ? "SELECT pg_terminate_backend(?)" : "KILL CONNECTION ?";
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                ps.setLong(1, sessionId);
+                ps.execute();
+            }
+            return true;
+        });
+    }
+
+    /** The server session ids of this client's holds of {@code name}; for tests that kill them. */
+    List<Long> sessionIds(String name) {
+        List<Long> out = new ArrayList<>();
+        for (Session s : sessions.values()) {
+            if (s.key.name().equals(name)) {
+                out.add(s.sessionId);
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public Traits traits() {
+        return new Traits(false, false, true);
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (String id : new ArrayList<>(sessions.keySet())) {
+            Session s = sessions.remove(id);
+            if (s != null) {
+                end(s, true);
+            }
+        }
+        PgListener l = listener;
+        if (l != null) {
+            l.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "JdbcSessionLockStore[" + mechanism.mode() + ", " + db.dialect.id() + ", " + db.table + "]";
+    }
+
+    private static void closeQuietly(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException e) {
+            // nothing was held on it
+        }
+    }
+
+    /** Closes a connection whose state is unknown so that a pool does not hand it out with a lock on it. */
+    private static void discard(Connection c) {
+        try {
+            c.abort(Runnable::run);
+        } catch (SQLException | RuntimeException e) {
+            // already dead
+        }
+        closeQuietly(c);
+    }
+
+    private static String abbreviate(LockKey key) {
+        return JdbcTableLockStore.abbreviate(key.name());
+    }
+}

@@ -1,0 +1,345 @@
+package io.distlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashSet;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * How a session-bound mode takes and gives back one lock on its dedicated connection, and how another connection
+ * sees it. Implementations: {@link RowLock} ({@code SELECT ... FOR UPDATE NOWAIT} in an open transaction) and {@link
+ * Advisory} ({@code pg_try_advisory_lock}, {@code GET_LOCK}).
+ */
+abstract class SessionLock {
+    final Db db;
+
+    SessionLock(Db db) {
+        this.db = db;
+    }
+
+    /** Tries once, without waiting, to take the lock on {@code c}; true if {@code c}'s session holds it now. */
+    abstract boolean tryLock(Connection c, String name) throws SQLException;
+
+    /** Gives the lock back on its own connection; true if it was still held. Sends NOTIFY where supported. */
+    abstract boolean unlock(Connection c, String name) throws SQLException;
+
+    /** Leaves {@code c} fit to go back to a pool after a failed or unknown unlock. */
+    abstract void reset(Connection c) throws SQLException;
+
+    /** Of these holds, the ones whose session still holds its lock; one statement on {@code control}. */
+    abstract Set<Long> stillHeld(Connection control, List<Held> holds) throws SQLException;
+
+    /** Whether some session holds the lock, seen from {@code control}; the holder's session id if known, else 0. */
+    abstract OptionalLong holder(Connection control, String name) throws SQLException;
+
+    /** A hold as {@link #stillHeld} needs it: an id to answer with, the holder's session id, the name. */
+    record Held(long id, long sessionId, String name) {}
+
+    abstract String mode();
+
+    void notifyRelease(Connection c, String name) throws SQLException {
+        if (!db.dialect.notifies()) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+            ps.setString(1, db.table.toLowerCase(java.util.Locale.ROOT) + "_release");
+            ps.setString(2, Names.hash(name));
+            ps.executeQuery().close();
+        }
+    }
+
+    static String placeholders(int n) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            sb.append(i == 0 ? "?" : ", ?");
+        }
+        return sb.toString();
+    }
+
+    /** Sessions among {@code holds} that are still connected: pg_stat_activity or the process list. */
+    Set<Long> liveSessions(Connection control, List<Held> holds) throws SQLException {
+        String sql = db.dialect == Dialect.POSTGRESQL
+                ? "SELECT pid FROM pg_stat_activity WHERE pid IN (" + placeholders(holds.size()) + ")"
+                : "SELECT ID FROM information_schema.PROCESSLIST WHERE ID IN (" + placeholders(holds.size()) + ")";
+        Set<Long> live = new HashSet<>();
+        try (PreparedStatement ps = control.prepareStatement(sql)) {
+            int i = 1;
+            for (Held h : holds) {
+                ps.setLong(i++, h.sessionId());
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    live.add(rs.getLong(1));
+                }
+            }
+        }
+        Set<Long> out = new HashSet<>();
+        for (Held h : holds) {
+            if (live.contains(h.sessionId())) {
+                out.add(h.id());
+            }
+        }
+        return out;
+    }
+
+    /** Mode ROW_LOCK: a row per name, locked FOR UPDATE NOWAIT in a transaction kept open for the hold. */
+    static final class RowLock extends SessionLock {
+        private final String rows;
+
+        RowLock(Db db) {
+            super(db);
+            this.rows = db.table + "_row";
+        }
+
+        @Override
+        String mode() {
+            return "ROW_LOCK";
+        }
+
+        @Override
+        boolean tryLock(Connection c, String name) throws SQLException {
+            String hash = Names.hash(name);
+            for (int attempt = 0; attempt < Db.ATTEMPTS; attempt++) {
+                c.setAutoCommit(true);
+                ensureRow(c, hash, name);
+                c.setAutoCommit(false);
+                try (PreparedStatement ps = c.prepareStatement(
+                        "SELECT name_hash FROM " + rows + " WHERE name_hash = ? FOR UPDATE NOWAIT")) {
+                    ps.setString(1, hash);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (rs.next()) {
+                            return true; // the transaction stays open: the row lock is the hold
+                        }
+                    }
+                } catch (SQLException e) {
+                    c.rollback();
+                    c.setAutoCommit(true);
+                    if (db.dialect.isLockNotAvailable(e)) {
+                        return false;
+                    }
+                    throw e;
+                }
+                c.rollback(); // the holder deleted the row as it released: insert it again
+            }
+            c.setAutoCommit(true);
+            return false;
+        }
+
+        private void ensureRow(Connection c, String hash, String name) throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM " + rows + " WHERE name_hash = ?")) {
+                ps.setString(1, hash); // a plain read takes no lock, so it never waits for the holder
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        return;
+                    }
+                }
+            }
+            String insert = "INSERT INTO " + rows + " (name_hash, name) VALUES (?, ?)";
+            if (db.dialect == Dialect.POSTGRESQL) {
+                insert += " ON CONFLICT DO NOTHING";
+            } else if (db.dialect == Dialect.MARIADB) {
+                insert = "SET STATEMENT innodb_lock_wait_timeout = 1 FOR " + insert; // bounded, never the hold
+            }
+            try (PreparedStatement ps = c.prepareStatement(insert)) {
+                ps.setString(1, hash);
+                ps.setString(2, Names.display(name));
+                ps.executeUpdate();
+            } catch (SQLException e) {
+                if (!Dialect.isDuplicateKey(e) && !db.dialect.isLockNotAvailable(e)) {
+                    throw e;
+                }
+            }
+        }
+
+        @Override
+        boolean unlock(Connection c, String name) throws SQLException {
+            // deleting the row leaves nothing behind; the commit is the release
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + rows + " WHERE name_hash = ?")) {
+                ps.setString(1, Names.hash(name));
+                ps.executeUpdate();
+            }
+            notifyRelease(c, name);
+            c.commit();
+            c.setAutoCommit(true);
+            return true;
+        }
+
+        @Override
+        void reset(Connection c) throws SQLException {
+            if (!c.getAutoCommit()) {
+                c.rollback();
+                c.setAutoCommit(true);
+            }
+        }
+
+        @Override
+        Set<Long> stillHeld(Connection control, List<Held> holds) throws SQLException {
+            return liveSessions(control, holds);
+        }
+
+        @Override
+        OptionalLong holder(Connection control, String name) throws SQLException {
+            boolean autoCommit = control.getAutoCommit();
+            control.setAutoCommit(false);
+            try (PreparedStatement ps = control.prepareStatement(
+                    "SELECT name_hash FROM " + rows + " WHERE name_hash = ? FOR UPDATE NOWAIT")) {
+                ps.setString(1, Names.hash(name));
+                ps.executeQuery().close();
+                return OptionalLong.empty(); // we could lock it (or it does not exist): nobody holds it
+            } catch (SQLException e) {
+                if (db.dialect.isLockNotAvailable(e)) {
+                    return OptionalLong.of(0);
+                }
+                throw e;
+            } finally {
+                control.rollback();
+                control.setAutoCommit(autoCommit);
+            }
+        }
+    }
+
+    /** Mode ADVISORY: PostgreSQL session advisory locks, MariaDB/MySQL GET_LOCK. */
+    static final class Advisory extends SessionLock {
+        private final boolean postgres;
+
+        Advisory(Db db) {
+            super(db);
+            this.postgres = db.dialect == Dialect.POSTGRESQL;
+        }
+
+        @Override
+        String mode() {
+            return "ADVISORY";
+        }
+
+        @Override
+        boolean tryLock(Connection c, String name) throws SQLException {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps =
+                    c.prepareStatement(postgres ? "SELECT pg_try_advisory_lock(?)" : "SELECT GET_LOCK(?, 0)")) {
+                bindKey(ps, 1, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        throw new SQLException("no answer to the advisory lock request");
+                    }
+                    if (postgres) {
+                        return rs.getBoolean(1);
+                    }
+                    long answer = rs.getLong(1);
+                    if (rs.wasNull()) {
+                        throw new SQLException("GET_LOCK returned NULL (an error in the server)");
+                    }
+                    return answer == 1;
+                }
+            }
+        }
+
+        @Override
+        boolean unlock(Connection c, String name) throws SQLException {
+            boolean released;
+            try (PreparedStatement ps =
+                    c.prepareStatement(postgres ? "SELECT pg_advisory_unlock(?)" : "SELECT RELEASE_LOCK(?)")) {
+                bindKey(ps, 1, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    released = rs.next() && rs.getLong(1) == 1 && !rs.wasNull();
+                }
+            }
+            if (released) {
+                notifyRelease(c, name);
+            }
+            return released;
+        }
+
+        @Override
+        void reset(Connection c) throws SQLException {
+            try (Statement st = c.createStatement()) {
+                st.execute(postgres ? "SELECT pg_advisory_unlock_all()" : "SELECT RELEASE_ALL_LOCKS()");
+            }
+        }
+
+        @Override
+        Set<Long> stillHeld(Connection control, List<Held> holds) throws SQLException {
+            Set<Long> out = new HashSet<>();
+            if (postgres) {
+                Set<String> held = new HashSet<>();
+                try (PreparedStatement ps = control.prepareStatement("SELECT pid, classid::bigint, objid::bigint"
+                        + " FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND pid IN ("
+                        + placeholders(holds.size()) + ")")) {
+                    int i = 1;
+                    for (Held h : holds) {
+                        ps.setLong(i++, h.sessionId());
+                    }
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            held.add(rs.getLong(1) + ":" + rs.getLong(2) + ":" + rs.getLong(3));
+                        }
+                    }
+                }
+                for (Held h : holds) {
+                    long key = Names.advisoryKey(db.table, h.name());
+                    if (held.contains(h.sessionId() + ":" + (key >>> 32) + ":" + (key & 0xFFFF_FFFFL))) {
+                        out.add(h.id());
+                    }
+                }
+                return out;
+            }
+            StringBuilder sql = new StringBuilder("SELECT ");
+            for (int i = 0; i < holds.size(); i++) {
+                sql.append(i == 0 ? "IS_USED_LOCK(?)" : ", IS_USED_LOCK(?)");
+            }
+            try (PreparedStatement ps = control.prepareStatement(sql.toString())) {
+                int i = 1;
+                for (Held h : holds) {
+                    ps.setString(i++, Names.getLockName(db.table, h.name()));
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    for (int col = 1; col <= holds.size(); col++) {
+                        long session = rs.getLong(col);
+                        Held h = holds.get(col - 1);
+                        if (!rs.wasNull() && session == h.sessionId()) {
+                            out.add(h.id());
+                        }
+                    }
+                }
+            }
+            return out;
+        }
+
+        @Override
+        OptionalLong holder(Connection control, String name) throws SQLException {
+            if (postgres) {
+                long key = Names.advisoryKey(db.table, name);
+                try (PreparedStatement ps = control.prepareStatement("SELECT pid FROM pg_locks WHERE locktype ="
+                        + " 'advisory' AND granted AND objsubid = 1 AND classid::bigint = ? AND objid::bigint = ?")) {
+                    ps.setLong(1, key >>> 32);
+                    ps.setLong(2, key & 0xFFFF_FFFFL);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+                    }
+                }
+            }
+            try (PreparedStatement ps = control.prepareStatement("SELECT IS_USED_LOCK(?)")) {
+                ps.setString(1, Names.getLockName(db.table, name));
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    long session = rs.getLong(1);
+                    return rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(session);
+                }
+            }
+        }
+
+        private void bindKey(PreparedStatement ps, int index, String name) throws SQLException {
+            if (postgres) {
+                ps.setLong(index, Names.advisoryKey(db.table, name));
+            } else {
+                ps.setString(index, Names.getLockName(db.table, name));
+            }
+        }
+    }
+}
