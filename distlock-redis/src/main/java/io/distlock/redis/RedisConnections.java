@@ -57,7 +57,7 @@ final class RedisConnections implements AutoCloseable {
     private final RedisKeyCommands<String, String> keyCommands;
     private final boolean cluster;
     private final Duration timeout;
-    private final Supplier<StatefulRedisPubSubConnection<String, String>> pubSubFactory;
+    private final Supplier<CompletionStage<StatefulRedisPubSubConnection<String, String>>> pubSubFactory;
     private final ReentrantLock subscribeLock = new ReentrantLock();
     private final Map<String, Channel> channels = new ConcurrentHashMap<>();
     private @Nullable StatefulRedisPubSubConnection<String, String> pubSub;
@@ -69,7 +69,7 @@ final class RedisConnections implements AutoCloseable {
             RedisClusterAsyncCommands<String, String> async,
             RedisKeyCommands<String, String> keyCommands,
             boolean cluster,
-            Supplier<StatefulRedisPubSubConnection<String, String>> pubSubFactory) {
+            Supplier<CompletionStage<StatefulRedisPubSubConnection<String, String>>> pubSubFactory) {
         this.ownedClient = ownedClient;
         this.connection = connection;
         this.async = async;
@@ -96,9 +96,11 @@ final class RedisConnections implements AutoCloseable {
                 c.async(),
                 c.sync(),
                 false,
-                () -> uri == null
-                        ? client.connectPubSub(StringCodec.UTF8)
-                        : client.connectPubSub(StringCodec.UTF8, uri));
+                () -> uri != null
+                        ? client.connectPubSubAsync(StringCodec.UTF8, uri)
+                        // the client's default URI is private to it: connect on another thread, so that an interrupt
+                        // of the waiting caller cannot break the connection attempt
+                        : CompletableFuture.supplyAsync(() -> client.connectPubSub(StringCodec.UTF8)));
     }
 
     static RedisConnections cluster(RedisClusterClient client, boolean owned) {
@@ -112,7 +114,8 @@ final class RedisConnections implements AutoCloseable {
             throw e;
         }
         return new RedisConnections(
-                owned ? client : null, c, c.async(), c.sync(), true, () -> client.connectPubSub(StringCodec.UTF8));
+                owned ? client : null, c, c.async(), c.sync(), true, () -> client.connectPubSubAsync(StringCodec.UTF8)
+                        .thenApply(ps -> ps));
     }
 
     boolean isCluster() {
@@ -256,7 +259,8 @@ final class RedisConnections implements AutoCloseable {
     private StatefulRedisPubSubConnection<String, String> pubSub() {
         StatefulRedisPubSubConnection<String, String> ps = pubSub;
         if (ps == null) {
-            ps = pubSubFactory.get();
+            // connected asynchronously and awaited uninterruptibly: an interrupted waiter must not break the client
+            ps = await(pubSubFactory.get());
             ps.addListener(new RedisPubSubAdapter<String, String>() {
                 @Override
                 public void message(String channel, String message) {

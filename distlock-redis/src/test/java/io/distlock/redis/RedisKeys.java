@@ -1,0 +1,49 @@
+package io.distlock.redis;
+
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.api.sync.RedisKeyCommands;
+import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Test helpers that look at and change the keys of a lock behind the client's back. */
+final class RedisKeys {
+    private RedisKeys() {}
+
+    static String holdKey(KeyLayout layout, String name) {
+        return KeyLayout.key(layout.tag(name), KeyLayout.HOLD);
+    }
+
+    /** Deletes the hold key, as if the lease had run out; the fence counter stays. */
+    static void expireHold(RedisKeyCommands<String, String> keys, KeyLayout layout, String name) {
+        keys.del(holdKey(layout, name));
+    }
+
+    /** Every key of the name except the fence counter, described for assertion messages. */
+    static List<String> residue(RedisKeyCommands<String, String> keys, KeyLayout layout, String name) {
+        String fence = KeyLayout.key(layout.tag(name), KeyLayout.FENCE);
+        List<String> found = new ArrayList<>();
+        for (String key : scan(keys, layout.namePattern(name))) {
+            if (!key.equals(fence)) {
+                found.add(key + " (" + keys.type(key) + ", pttl " + keys.pttl(key) + " ms)");
+            }
+        }
+        return found;
+    }
+
+    static List<String> scan(RedisKeyCommands<String, String> keys, String pattern) {
+        List<String> found = new ArrayList<>();
+        ScanArgs args = ScanArgs.Builder.matches(pattern).limit(1000);
+        ScanCursor cursor = ScanCursor.INITIAL;
+        do {
+            KeyScanCursor<String> page = keys instanceof RedisAdvancedClusterCommands<String, String> cluster
+                    ? cluster.scan(cursor, args)
+                    : keys.scan(cursor, args);
+            found.addAll(page.getKeys());
+            cursor = page;
+        } while (!cursor.isFinished());
+        return found;
+    }
+}
