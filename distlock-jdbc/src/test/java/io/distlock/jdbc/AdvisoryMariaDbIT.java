@@ -1,0 +1,16 @@
+package io.distlock.jdbc;
+
+import io.distlock.testkit.AllLockContracts;
+
+/** Every contract, mode ADVISORY on MARIADB. */
+class AdvisoryMariaDbIT extends JdbcFixture implements AllLockContracts {
+    @Override
+    TestDatabase database() {
+        return TestDatabase.MARIADB;
+    }
+
+    @Override
+    JdbcLockClient.Mode mode() {
+        return JdbcLockClient.Mode.ADVISORY;
+    }
+}

@@ -1,0 +1,210 @@
+package io.distlock.jdbc;
+
+import io.distlock.LockClient;
+import io.distlock.testkit.BackendUnderTest;
+import io.distlock.testkit.ClientFactory;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The fixture of every JDBC contract test class: one database and table prefix per class, one client per {@link
+ * #createClient} on a shared pool. Subclasses name the database and the mode, and the contracts they claim.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class JdbcFixture implements BackendUnderTest {
+    private TestDatabase.@Nullable Env env;
+    private final List<JdbcLockClient> clients = new CopyOnWriteArrayList<>();
+
+    abstract TestDatabase database();
+
+    abstract JdbcLockClient.Mode mode();
+
+    @BeforeAll
+    void startDatabase() {
+        TestDatabase.Env e = database().start(getClass());
+        env = e;
+        JdbcLockClient.builder()
+                .dataSource(e.pool)
+                .tableName(e.table)
+                .createSchemaIfMissing()
+                .build()
+                .close();
+    }
+
+    @AfterAll
+    void stopDatabase() {
+        for (JdbcLockClient c : clients) {
+            c.close();
+        }
+        if (env != null) {
+            env.close();
+        }
+    }
+
+    TestDatabase.Env env() {
+        TestDatabase.Env e = env;
+        if (e == null) {
+            throw new IllegalStateException("database not started");
+        }
+        return e;
+    }
+
+    JdbcLockClient.Builder builder(Duration watchdogLease) {
+        return JdbcLockClient.builder()
+                .dataSource(env().pool)
+                .tableName(env().table)
+                .mode(mode())
+                .leaseTime(watchdogLease);
+    }
+
+    @Override
+    public LockClient createClient(Duration watchdogLease) {
+        JdbcLockClient client = builder(watchdogLease).build();
+        clients.add(client);
+        return client;
+    }
+
+    @Override
+    public void expireHold(String name) {
+        if (mode() == JdbcLockClient.Mode.TABLE) {
+            update("DELETE FROM " + env().table + "_lock WHERE name_hash = ?", Names.hash(name));
+            return;
+        }
+        // a session lock goes only when its session does: kill the holder's session, as an operator would
+        for (JdbcLockClient c : clients) {
+            if (c.store() instanceof JdbcSessionLockStore s) {
+                for (long id : s.sessionIds(name)) {
+                    killSession(id);
+                }
+            }
+        }
+    }
+
+    void killSession(long sessionId) {
+        env().execute(
+                        database() == TestDatabase.POSTGRESQL
+                                ? "SELECT pg_terminate_backend(" + sessionId + ")"
+                                : "KILL CONNECTION " + sessionId);
+    }
+
+    @Override
+    public List<String> residue(String name) {
+        String hash = Names.hash(name);
+        String t = env().table;
+        List<String> out = new ArrayList<>();
+        String now = Dialect.valueOf(dialectName()).nowMillis();
+        out.addAll(query(
+                "SELECT CONCAT('hold ', owner) FROM " + t + "_lock WHERE name_hash = ? AND expires_at > " + now, hash));
+        out.addAll(query(
+                "SELECT CONCAT('queued ', owner) FROM " + t + "_queue WHERE name_hash = ? AND deadline > " + now,
+                hash));
+        out.addAll(query("SELECT CONCAT('row ', name_hash) FROM " + t + "_row WHERE name_hash = ?", hash));
+        if (mode() == JdbcLockClient.Mode.ADVISORY) {
+            try (Connection c = env().pool.getConnection()) {
+                Db db = new Db(env().pool, Dialect.valueOf(dialectName()), t);
+                new SessionLock.Advisory(db)
+                        .holder(c, name)
+                        .ifPresent(pid -> out.add("advisory lock held by session " + pid));
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return out;
+    }
+
+    private String dialectName() {
+        return switch (database()) {
+            case H2_MEM, H2_SERVER -> "H2";
+            case MARIADB -> "MARIADB";
+            case POSTGRESQL -> "POSTGRESQL";
+        };
+    }
+
+    @Override
+    public Optional<ChildClient> childClient() {
+        if (database() == TestDatabase.H2_MEM) {
+            return Optional.empty();
+        }
+        TestDatabase.Env e = env();
+        return Optional.of(new ChildClient(
+                ChildFactory.class, String.join("\n", e.url, e.user, e.password, e.table, mode().name())));
+    }
+
+    /** Makes a client in a child JVM from "url \n user \n password \n table \n mode". */
+    public static final class ChildFactory implements ClientFactory {
+        @Override
+        public LockClient create(String argument) {
+            String[] parts = argument.split("\n", -1);
+            var pool = TestDatabase.pool(parts[0], parts[1], parts[2], 10);
+            JdbcLockClient client = JdbcLockClient.builder()
+                    .dataSource(pool)
+                    .tableName(parts[3])
+                    .mode(JdbcLockClient.Mode.valueOf(parts[4]))
+                    .build();
+            return new LockClient() {
+                @Override
+                public io.distlock.DistributedLock lock(String name) {
+                    return client.lock(name);
+                }
+
+                @Override
+                public io.distlock.DistributedLock fairLock(String name) {
+                    return client.fairLock(name);
+                }
+
+                @Override
+                public String clientId() {
+                    return client.clientId();
+                }
+
+                @Override
+                public io.distlock.LockAdmin admin() {
+                    return client.admin();
+                }
+
+                @Override
+                public void close() {
+                    client.close();
+                    pool.close();
+                }
+            };
+        }
+    }
+
+    int update(String sql, String arg) {
+        try (Connection c = env().pool.getConnection();
+                PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, arg);
+            return ps.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    List<String> query(String sql, String arg) {
+        List<String> out = new ArrayList<>();
+        try (Connection c = env().pool.getConnection();
+                PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, arg);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getString(1));
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+        return out;
+    }
+}
