@@ -860,26 +860,27 @@ final class EtcdLockStore implements LockStore {
             s.close();
         }
         // revoking a lease deletes every key on it: waiters' entries, and holds the engine could not release
-        List<CompletableFuture<?>> revokes = new ArrayList<>();
-        Set<Long> revoked = new HashSet<>();
+        Set<Long> toRevoke = new HashSet<>();
         LeaseRef s = shared;
-        if (s != null && revoked.add(s.id)) {
-            revokes.add(leases.revoke(s.id));
+        if (s != null) {
+            toRevoke.add(s.id);
         }
         for (Entry e : entries.values()) {
-            if (revoked.add(e.lease.id)) {
-                revokes.add(leases.revoke(e.lease.id));
-            }
+            toRevoke.add(e.lease.id);
         }
         entries.clear();
         shared = null;
-        for (CompletableFuture<?> f : revokes) {
-            try {
+        List<CompletableFuture<?>> revokes = new ArrayList<>();
+        try {
+            for (long id : toRevoke) {
+                revokes.add(leases.revoke(id));
+            }
+            for (CompletableFuture<?> f : revokes) {
                 var unused = await(f, "lease revoke");
-            } catch (RuntimeException e) {
-                if (!leaseNotFound(e)) {
-                    log.debug("distlock: revoking an etcd lease on close failed; it ends with its TTL", e);
-                }
+            }
+        } catch (RuntimeException e) {
+            if (!leaseNotFound(e)) {
+                log.debug("distlock: revoking etcd leases on close failed; they end with their TTL", e);
             }
         }
         if (ownsClient) {

@@ -119,7 +119,7 @@ public final class EtcdCluster implements BeforeAllCallback, AfterAllCallback, A
 
     /** Runs {@code etcdctl} (v3 API) against the running members and returns its standard output. */
     public String etcdctl(String... args) {
-        return EtcdServer.etcdctl(runningEndpoints(), args);
+        return EtcdServer.etcdctlAt(runningEndpoints(), args);
     }
 
     @Override

@@ -115,7 +115,7 @@ public final class EtcdServer implements BeforeAllCallback, AfterAllCallback, Au
 
     /** Runs {@code etcdctl} (v3 API) against this server and returns its standard output. */
     public String etcdctl(String... args) {
-        return etcdctl(endpoints(), args);
+        return etcdctlAt(endpoints(), args);
     }
 
     @Override
@@ -163,7 +163,7 @@ public final class EtcdServer implements BeforeAllCallback, AfterAllCallback, Au
      *
      * @throws IllegalStateException if it exits with an error or takes longer than 20 s
      */
-    public static String etcdctl(String endpoints, String... args) {
+    public static String etcdctlAt(String endpoints, String... args) {
         List<String> command = new ArrayList<>();
         command.add(System.getProperty("distlock.etcdctl", "etcdctl"));
         command.add("--endpoints=" + endpoints);

@@ -1,0 +1,465 @@
+package io.distlock.etcd;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.distlock.DistributedLock;
+import io.distlock.LockClient;
+import io.distlock.LockInfo;
+import io.distlock.internal.Ticker;
+import io.distlock.spi.Attempt;
+import io.distlock.spi.HeldLock;
+import io.distlock.spi.LockKey;
+import io.distlock.spi.OwnerId;
+import io.distlock.spi.Subscription;
+import io.distlock.testkit.Eventually;
+import io.distlock.testkit.Timing;
+import io.distlock.testkit.server.EtcdServer;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.LeaseOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The store's own steps against a real etcd: keys, revisions, leases and watches, below the engine. */
+class EtcdLockStoreIT {
+    private static final String NAMESPACE = "store-it/";
+    private static final Duration LEASE = Duration.ofSeconds(30);
+
+    @RegisterExtension
+    static final EtcdServer etcd = EtcdServer.onFreePort();
+
+    private static EtcdFixture fixture;
+    private final List<AutoCloseable> opened = new ArrayList<>();
+
+    @BeforeAll
+    static void connect() {
+        fixture = new EtcdFixture(etcd.endpoints(), NAMESPACE);
+    }
+
+    @AfterAll
+    static void disconnect() {
+        fixture.close();
+    }
+
+    @AfterEach
+    void closeOpened() throws Exception {
+        for (AutoCloseable c : opened) {
+            c.close();
+        }
+    }
+
+    /** A store whose watchdog lease is {@link #LEASE}; pass that very instance for watchdog holds. */
+    private EtcdLockStore store() {
+        EtcdLockStore s = new EtcdLockStore(
+                Client.builder().endpoints(etcd.endpoints()).build(),
+                true,
+                NAMESPACE,
+                LEASE,
+                Duration.ofSeconds(5),
+                Ticker.system());
+        opened.add(s);
+        return s;
+    }
+
+    private LockClient client() {
+        LockClient c = EtcdLockClient.builder()
+                .endpoints(etcd.endpoints())
+                .namespace(NAMESPACE)
+                .build();
+        opened.add(c);
+        return c;
+    }
+
+    private static LockKey name() {
+        return new LockKey("store-" + UUID.randomUUID());
+    }
+
+    private static OwnerId owner(String s) {
+        return new OwnerId(s);
+    }
+
+    private static long token(Attempt a) {
+        assertThat(a).isInstanceOf(Attempt.Acquired.class);
+        return ((Attempt.Acquired) a).fencingToken();
+    }
+
+    // ---------------------------------------------------------------- acquire
+
+    @Test
+    void tryAcquire_freeLock_tokenIsTheKeysCreateRevision() {
+        EtcdLockStore s = store();
+        LockKey key = name();
+        long token = token(s.tryAcquire(key, owner("c1:t1"), LEASE, false));
+        List<KeyValue> kvs = fixture.keysOf(key.name());
+        assertThat(kvs).hasSize(1);
+        assertThat(kvs.get(0).getCreateRevision()).isEqualTo(token);
+        assertThat(kvs.get(0).getKey().toString(UTF_8)).endsWith("/c1:t1");
+        assertThat(kvs.get(0).getValue().toString(UTF_8)).isEqualTo("lease=30000ms owner=c1:t1");
+        assertThat(s.release(key, owner("c1:t1"))).isTrue();
+        assertThat(fixture.keysOf(key.name())).isEmpty();
+    }
+
+    @Test
+    void tryAcquire_busyWithoutQueue_leavesNoKey() {
+        EtcdLockStore s = store();
+        LockKey key = name();
+        var unused = token(s.tryAcquire(key, owner("c1:t1"), LEASE, false));
+        assertThat(s.tryAcquire(key, owner("c1:t2"), LEASE, false)).isInstanceOf(Attempt.Busy.class);
+        assertThat(s.tryAcquire(key, owner("c1:h9"), Duration.ofSeconds(3), false))
+                .isInstanceOf(Attempt.Busy.class);
+        assertThat(fixture.keysOf(key.name())).hasSize(1);
+    }
+
+    @Test
+    void tryAcquire_queued_grantsInCreateRevisionOrder() {
+        EtcdLockStore a = store();
+        EtcdLockStore b = store();
+        LockKey key = name();
+        long first = token(a.tryAcquire(key, owner("a:t1"), LEASE, true));
+        assertThat(b.tryAcquire(key, owner("b:t1"), LEASE, true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(a.tryAcquire(key, owner("a:t2"), LEASE, true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(a.release(key, owner("a:t1"))).isTrue();
+        assertThat(a.tryAcquire(key, owner("a:t2"), LEASE, true))
+                .as("second in line")
+                .isInstanceOf(Attempt.Busy.class);
+        long second = token(b.tryAcquire(key, owner("b:t1"), LEASE, true));
+        assertThat(b.release(key, owner("b:t1"))).isTrue();
+        long third = token(a.tryAcquire(key, owner("a:t2"), LEASE, true));
+        assertThat(first).isLessThan(second);
+        assertThat(second).isLessThan(third);
+        assertThat(a.release(key, owner("a:t2"))).isTrue();
+        assertThat(fixture.keysOf(key.name())).isEmpty();
+    }
+
+    @Test
+    void tryAcquire_queuedWaiter_retryWithinAThirdOfItsLease() {
+        EtcdLockStore s = store();
+        LockKey key = name();
+        var unused = token(s.tryAcquire(key, owner("c:t1"), LEASE, true));
+        Attempt busy = s.tryAcquire(key, owner("c:t2"), Duration.ofSeconds(9), true);
+        assertThat(((Attempt.Busy) busy).retryWithin()).isEqualTo(Duration.ofSeconds(3));
+    }
+
+    @Test
+    void tryAcquire_sameOwnerAfterItsGrantWasGivenUp_getsAGreaterToken() {
+        EtcdLockStore s = store();
+        LockKey key = name();
+        long first = token(s.tryAcquire(key, owner("c:t1"), LEASE, false));
+        // the engine forgot this grant (say its release failed); a new acquisition must not reuse the old key
+        long second = token(s.tryAcquire(key, owner("c:t1"), LEASE, false));
+        assertThat(second).isGreaterThan(first);
+        assertThat(fixture.keysOf(key.name())).hasSize(1);
+    }
+
+    @Test
+    void release_byOtherOwner_returnsFalse_changesNothing() {
+        EtcdLockStore s = store();
+        LockKey key = name();
+        var unused = token(s.tryAcquire(key, owner("c:t1"), LEASE, false));
+        assertThat(s.release(key, owner("c:t2"))).isFalse();
+        assertThat(store().release(key, owner("c:t1")))
+                .as("the key names its owner, so the owner id is enough to release it")
+                .isTrue();
+        assertThat(s.release(key, owner("c:t1"))).isFalse();
+        assertThat(fixture.keysOf(key.name())).isEmpty();
+    }
+
+    // ---------------------------------------------------------------- jetcd #291: no late grant to nobody
+
+    @Test
+    void abandon_waiterThatGaveUp_neverBecomesTheHolder() {
+        EtcdLockStore holder = store();
+        EtcdLockStore waiter = store();
+        LockKey key = name();
+        var unused = token(holder.tryAcquire(key, owner("h:t1"), LEASE, true));
+        assertThat(waiter.tryAcquire(key, owner("w:t1"), LEASE, true)).isInstanceOf(Attempt.Busy.class);
+        waiter.abandon(key, owner("w:t1"));
+        assertThat(holder.release(key, owner("h:t1"))).isTrue();
+        assertThat(holder.inspect(key)).as("nobody was granted the lock").isEmpty();
+        assertThat(fixture.keysOf(key.name())).isEmpty();
+    }
+
+    /**
+     * jetcd issue #291: with jetcd's Lock, a waiter whose request timed out on the client can still be granted the lock
+     * on the server, and nobody ever releases it. Here the holder's release races the waiter's deadline, many times;
+     * whichever wins, no hold is left that nobody owns.
+     */
+    @Test
+    void tryLock_timeoutRacingTheRelease_neverLeavesAGrantNobodyOwns() throws Exception {
+        LockClient holderClient = client();
+        LockClient waiterClient = client();
+        ScheduledExecutorService releaser = Executors.newSingleThreadScheduledExecutor();
+        opened.add(releaser::shutdownNow);
+        AtomicInteger granted = new AtomicInteger();
+        AtomicInteger timedOut = new AtomicInteger();
+        for (int i = 0; i < 20; i++) {
+            String name = "race-" + UUID.randomUUID();
+            DistributedLock holder = holderClient.lock(name);
+            DistributedLock waiter = waiterClient.lock(name);
+            var hold = holder.acquire();
+            long waitMillis = 100;
+            CountDownLatch released = new CountDownLatch(1);
+            releaser.schedule(
+                    () -> {
+                        hold.release();
+                        released.countDown();
+                    },
+                    waitMillis - 6 + (i % 12),
+                    TimeUnit.MILLISECONDS);
+            boolean got = waiter.tryLock(waitMillis, TimeUnit.MILLISECONDS);
+            assertThat(released.await(5, TimeUnit.SECONDS)).isTrue();
+            if (got) {
+                granted.incrementAndGet();
+                assertThat(waiter.isHeldByCurrentThread()).isTrue();
+                waiter.unlock();
+            } else {
+                timedOut.incrementAndGet();
+                assertThat(waiter.isHeldByCurrentThread()).isFalse();
+            }
+            assertThat(waiterClient.admin().inspect(name))
+                    .as("iteration %d (waiter got it: %s): a hold nobody owns", i, got)
+                    .isEmpty();
+            assertThat(fixture.residue(name)).isEmpty();
+            DistributedLock later = holderClient.lock(name);
+            assertThat(later.tryLock()).as("free for the next owner").isTrue();
+            later.unlock();
+        }
+        assertThat(granted.get() + timedOut.get()).isEqualTo(20);
+    }
+
+    // ---------------------------------------------------------------- renew
+
+    @Test
+    void renew_healthyHolds_returnsNothing() {
+        EtcdLockStore s = store();
+        LockKey k1 = name();
+        LockKey k2 = name();
+        long t1 = token(s.tryAcquire(k1, owner("c:t1"), LEASE, false));
+        long t2 = token(s.tryAcquire(k2, owner("c:h1"), LEASE, false));
+        Set<HeldLock> gone =
+                s.renew(List.of(new HeldLock(k1, owner("c:t1"), t1), new HeldLock(k2, owner("c:h1"), t2)), LEASE);
+        assertThat(gone).isEmpty();
+    }
+
+    @Test
+    void renew_leaseRevokedBehindItsBack_reportsEveryHoldOnItGone() throws Exception {
+        EtcdLockStore s = store();
+        LockKey k1 = name();
+        LockKey k2 = name();
+        HeldLock h1 = new HeldLock(k1, owner("c:t1"), token(s.tryAcquire(k1, owner("c:t1"), LEASE, false)));
+        HeldLock h2 = new HeldLock(k2, owner("c:t2"), token(s.tryAcquire(k2, owner("c:t2"), LEASE, false)));
+        long lease = fixture.keysOf(k1.name()).get(0).getLease();
+        assertThat(fixture.keysOf(k2.name()).get(0).getLease())
+                .as("one lease per client")
+                .isEqualTo(lease);
+        fixture.client().getLeaseClient().revoke(lease).get(5, TimeUnit.SECONDS);
+        assertThat(s.renew(List.of(h1, h2), LEASE)).containsExactlyInAnyOrder(h1, h2);
+        // the store takes a new lease for the next hold
+        long next = token(s.tryAcquire(k1, owner("c:t3"), LEASE, false));
+        assertThat(next).isGreaterThan(h1.fencingToken());
+        assertThat(fixture.keysOf(k1.name()).get(0).getLease()).isNotEqualTo(lease);
+    }
+
+    @Test
+    void renew_keyDeletedBehindItsBack_reportsOnlyThatHold() {
+        EtcdLockStore s = store();
+        LockKey k1 = name();
+        LockKey k2 = name();
+        HeldLock h1 = new HeldLock(k1, owner("c:t1"), token(s.tryAcquire(k1, owner("c:t1"), LEASE, false)));
+        HeldLock h2 = new HeldLock(k2, owner("c:t2"), token(s.tryAcquire(k2, owner("c:t2"), LEASE, false)));
+        fixture.expireHold(k1.name());
+        assertThat(s.renew(List.of(h1, h2), LEASE)).containsExactly(h1);
+    }
+
+    @Test
+    void renew_keepsTheSharedLeaseAlive() throws Exception {
+        Duration shortLease = Duration.ofSeconds(1);
+        EtcdLockStore s = new EtcdLockStore(
+                Client.builder().endpoints(etcd.endpoints()).build(),
+                true,
+                NAMESPACE,
+                shortLease,
+                Duration.ofSeconds(5),
+                Ticker.system());
+        opened.add(s);
+        LockKey key = name();
+        HeldLock h = new HeldLock(key, owner("c:t1"), token(s.tryAcquire(key, owner("c:t1"), shortLease, false)));
+        long lease = fixture.keysOf(key.name()).get(0).getLease();
+        long granted = fixture.client()
+                .getLeaseClient()
+                .timeToLive(lease, LeaseOption.DEFAULT)
+                .get(5, TimeUnit.SECONDS)
+                .getGrantedTTL();
+        assertThat(granted).as("lease + 1 s of slack, whole seconds").isEqualTo(2);
+        for (int i = 0; i < 8; i++) { // 4 s, twice the TTL
+            Timing.sleep(Duration.ofMillis(500));
+            assertThat(s.renew(List.of(h), shortLease)).isEmpty();
+        }
+        assertThat(fixture.keysOf(key.name())).hasSize(1);
+    }
+
+    // ---------------------------------------------------------------- fixed leases
+
+    @Test
+    void fixedLease_hasALeaseOfItsOwn_andEndsInEtcdWhenItEnds() throws Exception {
+        EtcdLockStore s = store();
+        LockKey watchdogKey = name();
+        LockKey fixedKey = name();
+        var unused = token(s.tryAcquire(watchdogKey, owner("c:t1"), LEASE, false));
+        var unused2 = token(s.tryAcquire(fixedKey, owner("c:h1"), Duration.ofMillis(700), false));
+        long shared = fixture.keysOf(watchdogKey.name()).get(0).getLease();
+        long own = fixture.keysOf(fixedKey.name()).get(0).getLease();
+        assertThat(own).isNotEqualTo(shared);
+        long ttl = fixture.client()
+                .getLeaseClient()
+                .timeToLive(own, LeaseOption.DEFAULT)
+                .get(5, TimeUnit.SECONDS)
+                .getGrantedTTL();
+        assertThat(ttl).as("700 ms rounded up to whole seconds").isEqualTo(1);
+        long start = System.nanoTime();
+        Eventually.within(Timing.seconds(3), "fixed hold ended", () -> fixture.keysOf(fixedKey.name())
+                .isEmpty());
+        assertThat(System.nanoTime() - start).isGreaterThan(TimeUnit.MILLISECONDS.toNanos(500));
+        assertThat(fixture.keysOf(watchdogKey.name())).hasSize(1);
+    }
+
+    @Test
+    void fixedLease_ofAClientThatDied_endsByItself() throws Exception {
+        Client raw = Client.builder().endpoints(etcd.endpoints()).build();
+        EtcdLockStore s = new EtcdLockStore(raw, false, NAMESPACE, LEASE, Duration.ofSeconds(5), Ticker.system());
+        LockKey key = name();
+        var unused = token(s.tryAcquire(key, owner("c:h1"), Duration.ofSeconds(1), false));
+        opened.add(s);
+        raw.close(); // the process is gone: no release, no revoke, no timer can reach etcd
+        Eventually.within(Timing.seconds(5), "lease expired in etcd", () -> fixture.keysOf(key.name())
+                .isEmpty());
+    }
+
+    // ---------------------------------------------------------------- watches
+
+    @Test
+    void subscribe_wakesOnRelease_andOnDeletionBehindTheBack() throws Exception {
+        EtcdLockStore s = store();
+        EtcdLockStore other = store();
+        LockKey key = name();
+        var unused = token(other.tryAcquire(key, owner("o:t1"), LEASE, false));
+        AtomicInteger wakeUps = new AtomicInteger();
+        try (Subscription sub = s.subscribe(key, wakeUps::incrementAndGet)) {
+            assertThat(sub.notifies()).isTrue();
+            assertThat(other.release(key, owner("o:t1"))).isTrue();
+            Eventually.within(Timing.seconds(3), "woken by release", () -> wakeUps.get() == 1);
+            var unused2 = token(other.tryAcquire(key, owner("o:t2"), LEASE, false));
+            Timing.sleep(Duration.ofMillis(200));
+            assertThat(wakeUps.get()).as("puts do not wake").isEqualTo(1);
+            fixture.expireHold(key.name());
+            Eventually.within(Timing.seconds(3), "woken by deletion", () -> wakeUps.get() == 2);
+        }
+    }
+
+    @Test
+    void subscribe_releaseRightAfterSubscribing_isNotMissed() throws Exception {
+        EtcdLockStore s = store();
+        EtcdLockStore other = store();
+        for (int i = 0; i < 10; i++) {
+            LockKey key = name();
+            var unused = token(other.tryAcquire(key, owner("o:t1"), LEASE, false));
+            CountDownLatch woken = new CountDownLatch(1);
+            try (Subscription sub = s.subscribe(key, woken::countDown)) {
+                assertThat(other.release(key, owner("o:t1"))).isTrue(); // before the watch stream may be set up
+                assertThat(woken.await(3, TimeUnit.SECONDS))
+                        .as("iteration %d", i)
+                        .isTrue();
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- operators
+
+    @Test
+    void inspect_list_forceRelease_showTheHolderAndItsQueue() {
+        EtcdLockStore s = store();
+        String base = "ops-" + UUID.randomUUID();
+        LockKey a = new LockKey(base + "/a");
+        LockKey b = new LockKey(base + "/b");
+        long ta = token(s.tryAcquire(a, owner("c:t1"), LEASE, true));
+        assertThat(s.tryAcquire(a, owner("c:t2"), LEASE, true)).isInstanceOf(Attempt.Busy.class);
+        long tb = token(s.tryAcquire(b, owner("c:h1"), Duration.ofSeconds(20), false));
+        LockInfo info = s.inspect(a).orElseThrow();
+        assertThat(info.name()).isEqualTo(a.name());
+        assertThat(info.owner()).isEqualTo("c:t1");
+        assertThat(info.fencingToken()).isEqualTo(ta);
+        assertThat(info.waiters()).isEqualTo(1);
+        assertThat(info.remainingLease()).isGreaterThan(Duration.ofSeconds(25)).isLessThanOrEqualTo(LEASE);
+        List<LockInfo> listed = s.list(base, 10);
+        assertThat(listed).extracting(LockInfo::name).containsExactly(a.name(), b.name());
+        assertThat(listed.get(1).fencingToken()).isEqualTo(tb);
+        assertThat(s.list(base + "/b", 10)).extracting(LockInfo::name).containsExactly(b.name());
+        assertThat(s.list(base, 1)).hasSize(1);
+        LockInfo forced = s.forceRelease(a).orElseThrow();
+        assertThat(forced.fencingToken()).isEqualTo(ta);
+        assertThat(s.inspect(a).orElseThrow().owner())
+                .as("the next in line holds it now")
+                .isEqualTo("c:t2");
+        assertThat(s.forceRelease(new LockKey(base + "/none"))).isEmpty();
+    }
+
+    // ---------------------------------------------------------------- leftovers
+
+    @Test
+    void close_afterHoldsAndWaiters_leavesNoKeysAndNoLeases() throws Exception {
+        Set<String> before = leases();
+        EtcdLockStore s = store();
+        EtcdLockStore other = store();
+        LockKey k1 = name();
+        LockKey k2 = name();
+        var unused = token(other.tryAcquire(k1, owner("o:t1"), LEASE, false));
+        assertThat(s.tryAcquire(k1, owner("c:t1"), LEASE, true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(s.tryAcquire(k1, owner("c:h1"), Duration.ofSeconds(20), true))
+                .isInstanceOf(Attempt.Busy.class);
+        var unused2 = token(s.tryAcquire(k2, owner("c:h2"), Duration.ofSeconds(20), false));
+        Set<String> during = new java.util.HashSet<>(leases());
+        during.removeAll(before);
+        assertThat(during).as("two shared leases and two of their own").hasSize(4);
+        s.close();
+        other.close();
+        assertThat(fixture.keysOf(k1.name())).isEmpty();
+        assertThat(fixture.keysOf(k2.name())).isEmpty();
+        assertThat(leases()).doesNotContainAnyElementsOf(during);
+    }
+
+    @Test
+    void lockClient_usesTheNamespace_andNoKeyOutsideIt() {
+        LockClient c = client();
+        String name = "../../etc/" + UUID.randomUUID();
+        DistributedLock lock = c.lock(name);
+        assertThat(lock.tryLock()).isTrue();
+        List<KeyValue> kvs = fixture.keysOf(name);
+        assertThat(kvs).hasSize(1);
+        assertThat(kvs.get(0).getKey().toString(UTF_8)).startsWith(NAMESPACE + "..%2F..%2Fetc%2F");
+        lock.unlock();
+    }
+
+    private static Set<String> leases() {
+        String out = etcd.etcdctl("lease", "list");
+        return Arrays.stream(out.split("\n"))
+                .map(String::trim)
+                .filter(l -> !l.isEmpty() && !l.startsWith("found"))
+                .collect(Collectors.toSet());
+    }
+}
