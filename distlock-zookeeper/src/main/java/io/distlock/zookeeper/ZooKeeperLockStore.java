@@ -337,6 +337,11 @@ final class ZooKeeperLockStore implements LockStore {
             return false;
         }
         return call("release", () -> {
+            if (mine.epoch() != epoch.get()) {
+                // the connection was suspended since the grant: the hold is presumed lost, whatever the node says
+                deleteGuaranteed(mine.path());
+                return false;
+            }
             if (mine.alone()) {
                 try {
                     var unused = curator.transaction()
@@ -409,8 +414,21 @@ final class ZooKeeperLockStore implements LockStore {
     @Override
     public Subscription subscribe(LockKey key, Runnable wakeUp) {
         Sub sub = new Sub(lockPath(key), wakeUp);
-        run("subscribe", sub::register);
         subscriptions.add(sub);
+        try {
+            sub.register();
+        } catch (KeeperException.ConnectionLossException
+                | KeeperException.SessionExpiredException
+                | KeeperException.OperationTimeoutException e) {
+            // registered by afterReconnect, which also wakes it: a change made meanwhile is not missed, and the
+            // engine's re-check after subscribing meets the same connection trouble and handles it
+            log.debug("distlock: watch on {} deferred until the reconnect", sub.path, e);
+        } catch (Exception e) {
+            subscriptions.remove(sub);
+            run("subscribe", () -> {
+                throw e;
+            });
+        }
         return sub;
     }
 

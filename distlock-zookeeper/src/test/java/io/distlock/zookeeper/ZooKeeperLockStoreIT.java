@@ -1,0 +1,429 @@
+package io.distlock.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.distlock.DistributedLock;
+import io.distlock.DistributedLockException;
+import io.distlock.LockHold;
+import io.distlock.LockInfo;
+import io.distlock.LockLostException;
+import io.distlock.testkit.Eventually;
+import io.distlock.testkit.RecordingLockListener;
+import io.distlock.testkit.Timing;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.test.TestingServer;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What is particular to the ZooKeeper store: the node layout, czxid fencing, name encoding, session and connection
+ * loss. Each test gets its own server, since some stop and restart it.
+ */
+class ZooKeeperLockStoreIT {
+    private TestingServer server;
+    private CuratorFramework admin;
+    private final List<AutoCloseable> closeAfter = new ArrayList<>();
+
+    @BeforeEach
+    void start() throws Exception {
+        server = ZooKeeperTestServers.startServer();
+        admin = ZooKeeperTestServers.adminClient(server.getConnectString());
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (AutoCloseable c : closeAfter) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                // the test may have broken it on purpose
+            }
+        }
+        admin.close();
+        server.close();
+    }
+
+    private ZooKeeperLockClient client(Duration leaseTime) {
+        ZooKeeperLockClient c = ZooKeeperLockClient.builder()
+                .connectString(server.getConnectString())
+                .sessionTimeout(ZooKeeperTestServers.SESSION_TIMEOUT)
+                .connectionTimeout(Duration.ofSeconds(2))
+                .leaseTime(leaseTime)
+                .build();
+        closeAfter.add(0, c);
+        return c;
+    }
+
+    private ZooKeeperLockClient client() {
+        return client(Duration.ofSeconds(30));
+    }
+
+    private List<String> entries(String name) throws Exception {
+        try {
+            return admin.getChildren().forPath(ZooKeeperTestServers.lockPath(name));
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        }
+    }
+
+    // ---------------------------------------------------------------- layout and fencing
+
+    @Test
+    void fencingToken_isTheEntrysCzxid_andGrowsWhenTheLockNodeIsMadeAgain() throws Exception {
+        ZooKeeperLockClient c = client();
+        DistributedLock lock = c.lock("orders/42");
+        String lockPath = ZooKeeperTestServers.lockPath("orders/42");
+
+        LockHold first = lock.acquire();
+        List<String> queue = entries("orders/42");
+        assertThat(queue).hasSize(1);
+        Stat stat = admin.checkExists().forPath(ZKPaths.makePath(lockPath, queue.get(0)));
+        assertThat(first.fencingToken()).isEqualTo(stat.getCzxid());
+        assertThat(stat.getEphemeralOwner()).as("an ephemeral node").isNotZero();
+        assertThat(new String(admin.getData().forPath(lockPath), java.nio.charset.StandardCharsets.UTF_8))
+                .as("the lock node keeps the full name")
+                .isEqualTo("orders/42");
+        first.release();
+        assertThat(admin.checkExists().forPath(lockPath))
+                .as("an uncontended release deletes the lock node too")
+                .isNull();
+
+        LockHold second = lock.acquire(); // a new lock node, whose sequence numbers start again at 0
+        assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+        second.release();
+    }
+
+    @Test
+    void queuedRelease_leavesTheLockNodeForTheWaiter_andTokensFollowTheQueue() throws Exception {
+        ZooKeeperLockClient a = client();
+        ZooKeeperLockClient b = client();
+        LockHold held = a.lock("q").acquire();
+        AtomicReference<LockHold> next = new AtomicReference<>();
+        Thread waiter = acquireInThread(b.lock("q"), next);
+        Eventually.within(Timing.seconds(5), "waiter queued", () -> {
+            try {
+                return entries("q").size() == 2;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        held.release();
+        waiter.join(Timing.seconds(5).toMillis());
+        assertThat(next.get()).isNotNull();
+        assertThat(java.util.Objects.requireNonNull(next.get()).fencingToken()).isGreaterThan(held.fencingToken());
+        java.util.Objects.requireNonNull(next.get()).release();
+        assertThat(entries("q")).isEmpty();
+    }
+
+    @Test
+    void names_withPathCharacters_unicode_andLongNames_neverShareANode_andAreListed() throws Exception {
+        List<String> names = List.of(
+                "a/b",
+                "a",
+                "b",
+                "a%2Fb",
+                ".",
+                "..",
+                "zookeeper",
+                "line\nbreak\u0000nul",
+                "ünïcødé ✓",
+                "{braces}'\"quotes\"",
+                "x".repeat(5000),
+                "x".repeat(4999) + "y");
+        ZooKeeperLockClient c = client();
+        List<LockHold> holds = new ArrayList<>();
+        for (String name : names) {
+            holds.add(c.lock(name).tryAcquire(Duration.ZERO).orElseThrow(() -> new AssertionError("busy: " + name)));
+        }
+        List<String> nodes = admin.getChildren().forPath(ZooKeeperLockClient.DEFAULT_ROOT_PATH + "/locks");
+        assertThat(nodes).hasSize(names.size());
+        for (String node : nodes) {
+            assertThat(node.length()).isLessThanOrEqualTo(ZkNames.MAX_ESCAPED + 2);
+        }
+        List<String> listed =
+                c.admin().list("", 100).stream().map(LockInfo::name).toList();
+        assertThat(listed).containsExactlyInAnyOrderElementsOf(names);
+        assertThat(c.admin().list("a", 100).stream().map(LockInfo::name))
+                .containsExactlyInAnyOrder("a/b", "a", "a%2Fb");
+        LockInfo longOne = c.admin().inspect("x".repeat(5000)).orElseThrow();
+        assertThat(longOne.owner()).startsWith(c.clientId());
+        assertThat(longOne.remainingLease()).isZero();
+        assertThat(longOne.waiters()).isZero();
+        for (LockHold h : holds) {
+            h.release();
+        }
+        assertThat(c.admin().list("", 100)).isEmpty();
+    }
+
+    @Test
+    void forceUnlock_deletesTheHoldersNode_ownerFindsItLost() throws Exception {
+        ZooKeeperLockClient owner = client(Duration.ofMillis(600));
+        ZooKeeperLockClient operator = client();
+        RecordingLockListener listener = new RecordingLockListener();
+        DistributedLock lock = owner.lock("forced");
+        lock.addListener(listener);
+        LockHold hold = lock.acquire();
+        LockInfo removed = operator.admin().forceUnlock("forced").orElseThrow();
+        assertThat(removed.fencingToken()).isEqualTo(hold.fencingToken());
+        assertThat(removed.owner()).startsWith(owner.clientId());
+        Eventually.within(
+                Timing.seconds(3), "owner told lost", () -> listener.lost().contains(hold.fencingToken()));
+        assertThatThrownBy(hold::release).isInstanceOf(LockLostException.class);
+        assertThat(operator.admin().forceUnlock("forced")).isEmpty();
+    }
+
+    // ---------------------------------------------------------------- connection and session loss
+
+    @Test
+    void timedOutWait_duringConnectionLoss_deletesItsNodeAfterTheReconnect() throws Exception {
+        ZooKeeperLockClient holderClient = client();
+        ZooKeeperLockClient waiterClient = client();
+        LockHold held = holderClient.lock("t").acquire();
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        CountDownLatch queued = new CountDownLatch(1);
+        Thread waiter = new Thread(() -> {
+            try {
+                queued.countDown();
+                outcome.set(waiterClient.lock("t").tryLock(1500, TimeUnit.MILLISECONDS));
+            } catch (Throwable e) {
+                outcome.set(e);
+            }
+        });
+        waiter.start();
+        queued.await();
+        Eventually.within(
+                Timing.seconds(5), "waiter queued", () -> entriesQuietly("t").size() == 2);
+        Timing.sleep(Duration.ofMillis(500)); // parked: the outage hits the wait, not a round trip
+        server.stop(); // the wait times out while the client cannot reach ZooKeeper
+        waiter.join(Timing.seconds(10).toMillis());
+        assertThat(outcome.get()).isEqualTo(Boolean.FALSE);
+        server.restart(); // within the session timeout: both sessions survive
+        Eventually.within(Timing.seconds(10), "only the holder's node is left", () -> {
+            List<String> left = entriesQuietly("t");
+            return left.size() <= 1 && left.stream().noneMatch(n -> n.contains(waiterClient.clientId()));
+        });
+        assertThatThrownBy(held::release)
+                .as("the holder's connection was suspended: its hold is presumed lost")
+                .isInstanceOf(LockLostException.class);
+        Eventually.within(
+                Timing.seconds(10), "nothing left", () -> entriesQuietly("t").isEmpty());
+    }
+
+    @Test
+    void interruptedWait_duringConnectionLoss_deletesItsNodeAfterTheReconnect() throws Exception {
+        ZooKeeperLockClient holderClient = client();
+        ZooKeeperLockClient waiterClient = client();
+        LockHold held = holderClient.lock("i").acquire();
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                waiterClient.lock("i").lockInterruptibly();
+                thrown.set(new AssertionError("acquired"));
+            } catch (Throwable e) {
+                thrown.set(e);
+            }
+        });
+        waiter.start();
+        Eventually.within(
+                Timing.seconds(5), "waiter queued", () -> entriesQuietly("i").size() == 2);
+        // let it finish its re-check and park: an interrupt during a round trip is a store failure, not this test
+        Timing.sleep(Duration.ofMillis(500));
+        server.stop();
+        waiter.interrupt();
+        waiter.join(Timing.seconds(10).toMillis());
+        assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
+        server.restart();
+        Eventually.within(Timing.seconds(10), "the waiter's node is deleted", () -> entriesQuietly("i").stream()
+                .noneMatch(n -> n.contains(waiterClient.clientId())));
+        assertThatThrownBy(held::release).isInstanceOf(LockLostException.class);
+        Eventually.within(
+                Timing.seconds(10), "nothing left", () -> entriesQuietly("i").isEmpty());
+    }
+
+    @Test
+    void suspendedConnection_marksHoldsLost_withinTheCheckInterval() throws Exception {
+        ZooKeeperLockClient c = client(Duration.ofMillis(600));
+        RecordingLockListener listener = new RecordingLockListener();
+        DistributedLock lock = c.lock("s");
+        lock.addListener(listener);
+        lock.lock();
+        long token = lock.fencingToken();
+        long stopped = System.nanoTime();
+        server.stop();
+        Eventually.within(
+                Timing.seconds(3), "listener told lost", () -> listener.lost().contains(token));
+        assertThat(System.nanoTime() - stopped).isLessThan(Timing.seconds(3).toNanos());
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+        server.restart();
+        assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
+        Eventually.within(Timing.seconds(10), "the lost hold's node is deleted", () -> entriesQuietly("s")
+                .isEmpty());
+        assertThat(lock.tryLock(5, TimeUnit.SECONDS))
+                .as("usable after the reconnect")
+                .isTrue();
+        assertThat(lock.fencingToken()).isGreaterThan(token);
+        lock.unlock();
+    }
+
+    @Test
+    void expiredSession_holdReportedLost_waiterGetsAGreaterToken_noNodesLeft() throws Exception {
+        CuratorFramework holderCurator = ZooKeeperTestServers.adminClient(server.getConnectString());
+        closeAfter.add(holderCurator);
+        ZooKeeperLockClient holderClient = ZooKeeperLockClient.builder()
+                .curator(holderCurator)
+                .leaseTime(Duration.ofMillis(600))
+                .build();
+        closeAfter.add(0, holderClient);
+        ZooKeeperLockClient waiterClient = client();
+        RecordingLockListener listener = new RecordingLockListener();
+        DistributedLock lock = holderClient.lock("e");
+        lock.addListener(listener);
+        LockHold held = lock.acquire();
+        AtomicReference<LockHold> next = new AtomicReference<>();
+        Thread waiter = acquireInThread(waiterClient.lock("e"), next);
+        Eventually.within(
+                Timing.seconds(5), "waiter queued", () -> entriesQuietly("e").size() == 2);
+
+        holderCurator.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+
+        Eventually.within(
+                Timing.seconds(3), "holder told lost", () -> listener.lost().contains(held.fencingToken()));
+        waiter.join(Timing.seconds(10).toMillis());
+        assertThat(next.get()).as("the waiter got the lock").isNotNull();
+        assertThat(java.util.Objects.requireNonNull(next.get()).fencingToken()).isGreaterThan(held.fencingToken());
+        assertThat(held.isValid()).isFalse();
+        assertThatThrownBy(held::release).isInstanceOf(LockLostException.class);
+        java.util.Objects.requireNonNull(next.get()).release();
+        Eventually.within(
+                Timing.seconds(10), "no nodes left", () -> entriesQuietly("e").isEmpty());
+        assertThat(lock.tryLock())
+                .as("the holder's client works on its new session")
+                .isTrue();
+        lock.unlock();
+    }
+
+    // ---------------------------------------------------------------- builder
+
+    @Test
+    void givenCurator_isNotClosedByTheClient() throws Exception {
+        CuratorFramework mine = ZooKeeperTestServers.adminClient(server.getConnectString());
+        closeAfter.add(mine);
+        ZooKeeperLockClient c = ZooKeeperLockClient.builder().curator(mine).build();
+        DistributedLock lock = c.lock("given");
+        lock.lock();
+        lock.unlock();
+        c.close();
+        assertThat(mine.getState()).isEqualTo(CuratorFrameworkState.STARTED);
+        assertThat(mine.getZookeeperClient().isConnected()).isTrue();
+    }
+
+    @Test
+    void givenCurator_closingTheClient_deletesItsWaitingNodes() throws Exception {
+        CuratorFramework mine = ZooKeeperTestServers.adminClient(server.getConnectString());
+        closeAfter.add(mine);
+        ZooKeeperLockClient holder = client();
+        LockHold held = holder.lock("w").acquire();
+        ZooKeeperLockClient c = ZooKeeperLockClient.builder().curator(mine).build();
+        Thread waiter = new Thread(() -> {
+            try {
+                var unused = c.lock("w").tryLock(20, TimeUnit.SECONDS);
+            } catch (InterruptedException | RuntimeException e) {
+                // closed under it
+            }
+        });
+        waiter.start();
+        Eventually.within(
+                Timing.seconds(5), "waiter queued", () -> entriesQuietly("w").size() == 2);
+        c.close();
+        waiter.join(Timing.seconds(5).toMillis());
+        Eventually.within(
+                Timing.seconds(5),
+                "the waiter's node is gone",
+                () -> entriesQuietly("w").size() == 1);
+        held.release();
+    }
+
+    @Test
+    void builder_rejectsBadSettings() {
+        assertThatThrownBy(() -> ZooKeeperLockClient.builder().build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("connectString");
+        assertThatThrownBy(() -> ZooKeeperLockClient.builder().connectString(" "))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("connectString");
+        assertThatThrownBy(() -> ZooKeeperLockClient.builder().rootPath("no-slash"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("no-slash");
+        assertThatThrownBy(() -> ZooKeeperLockClient.builder().leaseTime(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("leaseTime");
+        assertThatThrownBy(() -> ZooKeeperLockClient.builder().clientId("a:b"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("a:b");
+        assertThatThrownBy(() -> ZooKeeperLockClient.builder().sessionTimeout(Duration.ofDays(365)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("sessionTimeout");
+    }
+
+    @Test
+    void create_unreachableServer_failsWithinTheConnectionTimeout() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> ZooKeeperLockClient.builder()
+                        .connectString("127.0.0.1:" + port)
+                        .connectionTimeout(Duration.ofMillis(800))
+                        .build())
+                .isInstanceOf(DistributedLockException.class)
+                .hasMessageContaining("connect");
+        assertThat(System.nanoTime() - start).isLessThan(Timing.seconds(5).toNanos());
+    }
+
+    @Test
+    void rootPath_isHonoured() throws Exception {
+        ZooKeeperLockClient c = ZooKeeperLockClient.builder()
+                .connectString(server.getConnectString())
+                .rootPath("/apps/billing/locks-root")
+                .build();
+        closeAfter.add(0, c);
+        LockHold h = c.lock("r").acquire();
+        assertThat(admin.getChildren().forPath("/apps/billing/locks-root/locks"))
+                .containsExactly(ZkNames.lockNode("r"));
+        h.release();
+    }
+
+    private static Thread acquireInThread(DistributedLock lock, AtomicReference<LockHold> into) {
+        Thread t = new Thread(() -> {
+            try {
+                into.set(lock.acquire());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        t.start();
+        return t;
+    }
+
+    private List<String> entriesQuietly(String name) {
+        try {
+            return entries(name);
+        } catch (Exception e) {
+            return List.of("unreadable: " + e);
+        }
+    }
+}
