@@ -1,0 +1,161 @@
+package io.distlock.internal;
+
+import io.distlock.LockInfo;
+import io.distlock.spi.Attempt;
+import io.distlock.spi.HeldLock;
+import io.distlock.spi.LockKey;
+import io.distlock.spi.LockStore;
+import io.distlock.spi.OwnerId;
+import io.distlock.spi.Subscription;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A minimal non-fair store for engine unit tests: holds never expire by themselves (tests end them by hand), every
+ * call is counted, and failures can be switched on.
+ */
+final class FakeLockStore implements LockStore {
+    final Map<String, OwnerId> holders = new HashMap<>();
+    final Map<String, Long> fences = new HashMap<>();
+    final Map<String, List<Runnable>> subscribers = new ConcurrentHashMap<>();
+    final AtomicInteger tryAcquireCalls = new AtomicInteger();
+    final AtomicInteger releaseCalls = new AtomicInteger();
+    final AtomicInteger handOffCalls = new AtomicInteger();
+    final AtomicInteger subscribeCalls = new AtomicInteger();
+    final List<Integer> renewBatchSizes = new CopyOnWriteArrayList<>();
+    volatile @Nullable RuntimeException failure;
+    volatile @Nullable Runnable duringRenew;
+    Duration busyRetry = Duration.ofSeconds(30);
+    boolean handsOff = true;
+
+    private void maybeFail() {
+        RuntimeException f = failure;
+        if (f != null) {
+            throw f;
+        }
+    }
+
+    @Override
+    public synchronized Attempt tryAcquire(LockKey key, OwnerId owner, Duration lease, boolean queue) {
+        tryAcquireCalls.incrementAndGet();
+        maybeFail();
+        if (holders.containsKey(key.name())) {
+            return Attempt.busy(busyRetry);
+        }
+        holders.put(key.name(), owner);
+        return Attempt.acquired(fences.merge(key.name(), 1L, Long::sum));
+    }
+
+    @Override
+    public void abandon(LockKey key, OwnerId owner) {
+        var unused = releaseQuietly(key, owner);
+    }
+
+    private synchronized boolean releaseQuietly(LockKey key, OwnerId owner) {
+        if (owner.equals(holders.get(key.name()))) {
+            holders.remove(key.name());
+            return true;
+        }
+        return false;
+    }
+
+    @Override
+    public boolean release(LockKey key, OwnerId owner) {
+        releaseCalls.incrementAndGet();
+        maybeFail();
+        boolean released = releaseQuietly(key, owner);
+        if (released) {
+            publish(key.name());
+        }
+        return released;
+    }
+
+    void publish(String name) {
+        for (Runnable r : subscribers.getOrDefault(name, List.of())) {
+            r.run();
+        }
+    }
+
+    synchronized void expire(String name) {
+        holders.remove(name);
+    }
+
+    @Override
+    public Set<HeldLock> renew(Collection<HeldLock> holds, Duration lease) {
+        renewBatchSizes.add(holds.size());
+        Runnable during = duringRenew;
+        if (during != null) {
+            during.run();
+        }
+        maybeFail();
+        Set<HeldLock> gone = new HashSet<>();
+        synchronized (this) {
+            for (HeldLock h : holds) {
+                if (!h.owner().equals(holders.get(h.key().name()))) {
+                    gone.add(h);
+                }
+            }
+        }
+        return gone;
+    }
+
+    @Override
+    public synchronized @Nullable Long handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
+        handOffCalls.incrementAndGet();
+        maybeFail();
+        if (!from.equals(holders.get(key.name()))) {
+            return null;
+        }
+        holders.put(key.name(), to);
+        return fences.merge(key.name(), 1L, Long::sum);
+    }
+
+    @Override
+    public Subscription subscribe(LockKey key, Runnable wakeUp) {
+        subscribeCalls.incrementAndGet();
+        subscribers
+                .computeIfAbsent(key.name(), k -> new CopyOnWriteArrayList<>())
+                .add(wakeUp);
+        return () -> subscribers.getOrDefault(key.name(), new ArrayList<>()).remove(wakeUp);
+    }
+
+    @Override
+    public synchronized Optional<LockInfo> inspect(LockKey key) {
+        OwnerId o = holders.get(key.name());
+        return o == null
+                ? Optional.empty()
+                : Optional.of(
+                        new LockInfo(key.name(), o.value(), Duration.ZERO, fences.getOrDefault(key.name(), 0L), -1));
+    }
+
+    @Override
+    public List<LockInfo> list(String prefix, int limit) {
+        return List.of();
+    }
+
+    @Override
+    public Optional<LockInfo> forceRelease(LockKey key) {
+        Optional<LockInfo> info = inspect(key);
+        expire(key.name());
+        return info;
+    }
+
+    @Override
+    public Traits traits() {
+        return new Traits(false, true, handsOff);
+    }
+
+    @Override
+    public void close() {}
+}

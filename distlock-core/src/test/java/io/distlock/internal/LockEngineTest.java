@@ -1,0 +1,223 @@
+package io.distlock.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.distlock.DistributedLock;
+import io.distlock.DistributedLockException;
+import io.distlock.LockHold;
+import io.distlock.LockLostException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The engine's round-trip economy and watchdog rules, counted on a fake store with a hand-driven clock. */
+class LockEngineTest {
+    final FakeLockStore store = new FakeLockStore();
+    final FakeTicker ticker = new FakeTicker();
+    final List<LockEngine> engines = new ArrayList<>();
+
+    /** An engine on the real clock: for tests that wait. */
+    LockEngine engine(Duration lease) {
+        return engine(lease, Ticker.system());
+    }
+
+    /** An engine on the hand-driven clock: for tests of lease bookkeeping that never wait. */
+    LockEngine engine(Duration lease, Ticker clock) {
+        LockEngine e = LockEngine.create(
+                store, EngineConfig.defaults().withWatchdogLease(lease).withTicker(clock));
+        engines.add(e);
+        return e;
+    }
+
+    @AfterEach
+    void close() {
+        engines.forEach(LockEngine::close);
+    }
+
+    @Test
+    void lockUnlock_uncontended_isOneRoundTripEach() {
+        DistributedLock lock = engine(Duration.ofSeconds(30)).lock("a");
+        lock.lock();
+        lock.unlock();
+        assertThat(store.tryAcquireCalls).hasValue(1);
+        assertThat(store.releaseCalls).hasValue(1);
+        assertThat(store.subscribeCalls).hasValue(0);
+    }
+
+    @Test
+    void reentry_costsNoRoundTrip() {
+        DistributedLock lock = engine(Duration.ofSeconds(30)).lock("a");
+        lock.lock();
+        for (int i = 0; i < 100; i++) {
+            lock.lock();
+        }
+        for (int i = 0; i < 100; i++) {
+            lock.unlock();
+        }
+        assertThat(store.tryAcquireCalls).hasValue(1);
+        assertThat(store.releaseCalls).hasValue(0);
+        lock.unlock();
+        assertThat(store.releaseCalls).hasValue(1);
+    }
+
+    @Test
+    void release_withLocalWaiter_handsOffInOneRoundTrip() throws Exception {
+        LockEngine engine = engine(Duration.ofSeconds(30));
+        DistributedLock lock = engine.lock("a");
+        lock.lock();
+        long first = lock.fencingToken();
+        long[] second = new long[1];
+        CountDownLatch started = new CountDownLatch(1);
+        Thread t = new Thread(() -> {
+            started.countDown();
+            lock.lock();
+            second[0] = lock.fencingToken();
+            lock.unlock();
+        });
+        t.start();
+        started.await();
+        Thread.sleep(100);
+        int triesBefore = store.tryAcquireCalls.get();
+        lock.unlock();
+        t.join(5000);
+        assertThat(store.handOffCalls).hasValue(1);
+        assertThat(store.tryAcquireCalls)
+                .as("the waiter asked the store nothing")
+                .hasValue(triesBefore);
+        assertThat(second[0]).isGreaterThan(first);
+    }
+
+    @Test
+    void waiting_onRemoteHolder_doesNotPoll() throws Exception {
+        DistributedLock holder = engine(Duration.ofSeconds(30)).lock("a");
+        DistributedLock waiter = engine(Duration.ofSeconds(30)).lock("a");
+        holder.lock();
+        assertThat(waiter.tryLock(1, TimeUnit.SECONDS)).isFalse();
+        // one barging attempt, then subscribe and one re-check; then sleep until the 1 s deadline
+        assertThat(store.tryAcquireCalls).hasValueLessThanOrEqualTo(3 + 1);
+        assertThat(store.subscribeCalls).hasValue(1);
+        holder.unlock();
+    }
+
+    @Test
+    void watchdog_renewsAllHoldsInOneBatchPerTick() throws Exception {
+        LockEngine engine = engine(Duration.ofSeconds(30));
+        List<LockHold> holds = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            holds.add(engine.lock("k" + i).acquire());
+        }
+        store.renewBatchSizes.clear();
+        engine.tickWatchdog();
+        assertThat(store.renewBatchSizes).containsExactly(1000);
+        for (LockHold h : holds) {
+            h.release();
+        }
+        store.renewBatchSizes.clear();
+        engine.tickWatchdog();
+        assertThat(store.renewBatchSizes).as("nothing to renew, no round trip").isEmpty();
+    }
+
+    @Test
+    void release_duringRenewal_waitsForIt_andIsNeverRenewedAfter() throws Exception {
+        LockEngine engine = engine(Duration.ofSeconds(30));
+        LockHold hold = engine.lock("a").acquire();
+        CountDownLatch inRenew = new CountDownLatch(1);
+        CountDownLatch finishRenew = new CountDownLatch(1);
+        store.duringRenew = () -> {
+            inRenew.countDown();
+            try {
+                finishRenew.await(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        Thread tick = new Thread(engine::tickWatchdog);
+        tick.start();
+        inRenew.await();
+        AtomicBoolean released = new AtomicBoolean();
+        Thread releaser = new Thread(() -> {
+            hold.release();
+            released.set(true);
+        });
+        releaser.start();
+        Thread.sleep(100);
+        assertThat(released).as("release waits for the renewal in flight").isFalse();
+        assertThat(store.releaseCalls).hasValue(0);
+        finishRenew.countDown();
+        releaser.join(5000);
+        tick.join(5000);
+        assertThat(released).isTrue();
+        store.duringRenew = null;
+        store.renewBatchSizes.clear();
+        engine.tickWatchdog();
+        assertThat(store.renewBatchSizes).isEmpty();
+    }
+
+    @Test
+    void renewalFailure_keepsHoldsValidUntilTheirLease_thenMarksThemLostWithCause() throws Exception {
+        LockEngine engine = engine(Duration.ofSeconds(30), ticker);
+        DistributedLock lock = engine.lock("a");
+        Throwable[] cause = new Throwable[1];
+        lock.addListener(new io.distlock.LockListener() {
+            @Override
+            public void lost(String name, long token, @org.jspecify.annotations.Nullable Throwable c) {
+                cause[0] = c;
+            }
+        });
+        LockHold hold = lock.acquire();
+        store.failure = new IllegalStateException("store down");
+        ticker.advance(Duration.ofSeconds(10));
+        engine.tickWatchdog();
+        assertThat(hold.isValid()).isTrue();
+        ticker.advance(Duration.ofSeconds(21));
+        assertThat(hold.isValid()).as("past the last confirmed lease").isFalse();
+        engine.tickWatchdog();
+        assertThat(cause[0]).hasMessage("store down");
+        store.failure = null;
+        assertThatThrownBy(hold::release).isInstanceOf(LockLostException.class);
+    }
+
+    @Test
+    void fixedLease_validityFollowsTheTicker() throws Exception {
+        LockHold hold = engine(Duration.ofSeconds(30), ticker)
+                .lock("a")
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(10))
+                .orElseThrow();
+        ticker.advance(Duration.ofSeconds(9));
+        assertThat(hold.isValid()).isTrue();
+        ticker.advance(Duration.ofSeconds(1));
+        assertThat(hold.isValid()).isFalse();
+    }
+
+    @Test
+    void storeFailure_onAcquire_throwsWithCause_neverFalse() {
+        DistributedLock lock = engine(Duration.ofSeconds(30)).lock("a");
+        store.failure = new IllegalStateException("connection refused");
+        assertThatThrownBy(lock::tryLock)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("connection refused");
+        store.failure = new java.io.UncheckedIOException(new java.io.IOException("connection reset"));
+        assertThatThrownBy(lock::tryLock)
+                .isInstanceOf(DistributedLockException.class)
+                .hasMessageContaining("acquire of lock 'a' failed")
+                .hasCauseInstanceOf(java.io.UncheckedIOException.class);
+    }
+
+    @Test
+    void idleNames_areForgotten() {
+        LockEngine engine = engine(Duration.ofSeconds(30));
+        for (int i = 0; i < 100; i++) {
+            DistributedLock l = engine.lock("n" + i);
+            l.lock();
+            l.unlock();
+        }
+        assertThat(engine.stateCount()).isZero();
+        assertThat(engine.watchdogSize()).isZero();
+    }
+}
