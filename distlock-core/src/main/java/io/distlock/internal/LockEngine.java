@@ -560,6 +560,21 @@ public final class LockEngine implements LockClient {
 
     void release(HoldImpl h) {
         LockState s = h.state;
+        s.mutex.lock();
+        try {
+            s.users++;
+        } finally {
+            s.mutex.unlock();
+        }
+        try {
+            releaseEntered(h);
+        } finally {
+            exit(s);
+        }
+    }
+
+    private void releaseEntered(HoldImpl h) {
+        LockState s = h.state;
         if (h.isLost()) {
             throw h.lostException();
         }
@@ -690,6 +705,7 @@ public final class LockEngine implements LockClient {
         } finally {
             s.mutex.unlock();
         }
+        settle(s);
         log.warn("distlock: lost lock '{}' (fencing token {}, owner {})", h.name(), h.fencingToken, h.owner);
         metrics.lost(h.name());
         h.lock.fireLost(h.fencingToken, cause);
@@ -808,22 +824,43 @@ public final class LockEngine implements LockClient {
     }
 
     private void exit(LockState s) {
-        Subscription dropped = null;
+        Subscription dropped;
         s.mutex.lock();
         try {
             s.users--;
-            if (s.idle()) {
-                s.removed = true;
-                states.remove(s.key.name(), s);
-                dropped = s.subscription;
-                s.subscription = null;
-            }
+            dropped = dropIfIdle(s);
         } finally {
             s.mutex.unlock();
         }
         if (dropped != null) {
             closeQuietly(dropped);
         }
+    }
+
+    /** Forgets a name nobody uses any more, after a hold ended outside any acquire or release (watchdog). */
+    private void settle(LockState s) {
+        Subscription dropped;
+        s.mutex.lock();
+        try {
+            dropped = dropIfIdle(s);
+        } finally {
+            s.mutex.unlock();
+        }
+        if (dropped != null) {
+            closeQuietly(dropped);
+        }
+    }
+
+    /** Caller holds the mutex; returns the subscription to close outside it. */
+    private @Nullable Subscription dropIfIdle(LockState s) {
+        if (s.removed || !s.idle()) {
+            return null;
+        }
+        s.removed = true;
+        states.remove(s.key.name(), s);
+        Subscription dropped = s.subscription;
+        s.subscription = null;
+        return dropped;
     }
 
     // ---------------------------------------------------------------- helpers

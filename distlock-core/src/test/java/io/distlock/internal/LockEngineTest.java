@@ -220,4 +220,18 @@ class LockEngineTest {
         assertThat(engine.stateCount()).isZero();
         assertThat(engine.watchdogSize()).isZero();
     }
+
+    @Test
+    void idleNames_afterHoldsAndLosses_areForgotten() throws Exception {
+        LockEngine engine = engine(Duration.ofSeconds(30));
+        for (int i = 0; i < 100; i++) {
+            engine.lock("h" + i).acquire().release();
+        }
+        LockHold lost = engine.lock("lost").acquire();
+        store.expire("lost");
+        engine.tickWatchdog();
+        assertThat(lost.isValid()).isFalse();
+        assertThat(engine.stateCount()).isZero();
+        assertThat(engine.watchdogSize()).isZero();
+    }
 }
