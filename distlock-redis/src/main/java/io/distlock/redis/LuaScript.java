@@ -22,6 +22,10 @@ record LuaScript(String name, String source, String sha1) {
     static final LuaScript LOCK_INSPECT = load("lock-inspect.lua");
     static final LuaScript LOCK_FORCE_RELEASE = load("lock-force-release.lua");
 
+    /** Every script of the store, for loading them into a server's script cache at start-up. */
+    static final java.util.List<LuaScript> ALL = java.util.List.of(
+            LOCK_ACQUIRE, LOCK_RELEASE, LOCK_RENEW, LOCK_HANDOFF, LOCK_ABANDON, LOCK_INSPECT, LOCK_FORCE_RELEASE);
+
     static LuaScript load(String name) {
         try (InputStream in = LuaScript.class.getResourceAsStream(name)) {
             if (in == null) {

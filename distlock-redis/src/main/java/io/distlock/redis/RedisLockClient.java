@@ -344,6 +344,7 @@ public final class RedisLockClient implements LockClient {
                     minReplicas,
                     replicaTimeout);
             store.checkServer();
+            store.preloadScripts();
             return new RedisLockClient(LockEngine.create(store, config), store);
         }
 

@@ -335,6 +335,28 @@ final class RedisLockStore implements LockStore {
         return TRAITS;
     }
 
+    /**
+     * Loads every script into the server's cache in one pipelined round trip, so that no first call of an operation
+     * pays a NOSCRIPT round trip (on a Cluster Lettuce sends SCRIPT LOAD to every node). Failures are harmless: the
+     * EVALSHA fallback loads a script when it is missing.
+     */
+    void preloadScripts() {
+        List<CompletableFuture<String>> loads = new ArrayList<>();
+        for (LuaScript script : LuaScript.ALL) {
+            loads.add(redis.async().scriptLoad(script.source()).toCompletableFuture());
+        }
+        for (int i = 0; i < loads.size(); i++) {
+            try {
+                String sha = redis.await(loads.get(i));
+                if (!LuaScript.ALL.get(i).sha1().equals(sha)) {
+                    log.warn("distlock: the server digests {} as {}", LuaScript.ALL.get(i), sha);
+                }
+            } catch (RuntimeException e) {
+                log.debug("distlock: SCRIPT LOAD of {} failed; EVALSHA falls back to EVAL", LuaScript.ALL.get(i), e);
+            }
+        }
+    }
+
     /** Warns when the server may evict lock keys (the fence counter has no TTL, so only allkeys-* policies evict it). */
     void checkServer() {
         try {
