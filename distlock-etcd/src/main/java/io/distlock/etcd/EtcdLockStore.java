@@ -38,7 +38,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -361,7 +360,7 @@ final class EtcdLockStore implements LockStore {
         }
         List<HeldLock> batch = new ArrayList<>(holds);
         // keep alive each lease the holds are on (the shared one, nearly always), pipelined with the key check
-        Map<LeaseRef, CompletableFuture<LeaseKeepAliveResponse>> keepAlives = new IdentityHashMap<>();
+        Map<LeaseRef, CompletableFuture<LeaseKeepAliveResponse>> keepAlives = new HashMap<>(); // identity equality
         long sent = ticker.read();
         List<@Nullable Entry> known = new ArrayList<>(batch.size());
         for (HeldLock h : batch) {

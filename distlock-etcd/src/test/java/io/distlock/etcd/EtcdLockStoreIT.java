@@ -206,8 +206,8 @@ class EtcdLockStoreIT {
         LockClient waiterClient = client();
         ScheduledExecutorService releaser = Executors.newSingleThreadScheduledExecutor();
         opened.add(releaser::shutdownNow);
-        AtomicInteger granted = new AtomicInteger();
-        AtomicInteger timedOut = new AtomicInteger();
+        int granted = 0;
+        int timedOut = 0;
         for (int i = 0; i < 20; i++) {
             String name = "race-" + UUID.randomUUID();
             DistributedLock holder = holderClient.lock(name);
@@ -225,11 +225,11 @@ class EtcdLockStoreIT {
             boolean got = waiter.tryLock(waitMillis, TimeUnit.MILLISECONDS);
             assertThat(released.await(5, TimeUnit.SECONDS)).isTrue();
             if (got) {
-                granted.incrementAndGet();
+                granted++;
                 assertThat(waiter.isHeldByCurrentThread()).isTrue();
                 waiter.unlock();
             } else {
-                timedOut.incrementAndGet();
+                timedOut++;
                 assertThat(waiter.isHeldByCurrentThread()).isFalse();
             }
             assertThat(waiterClient.admin().inspect(name))
@@ -240,7 +240,7 @@ class EtcdLockStoreIT {
             assertThat(later.tryLock()).as("free for the next owner").isTrue();
             later.unlock();
         }
-        assertThat(granted.get() + timedOut.get()).isEqualTo(20);
+        assertThat(granted + timedOut).isEqualTo(20);
     }
 
     // ---------------------------------------------------------------- renew
