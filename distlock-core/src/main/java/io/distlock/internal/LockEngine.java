@@ -266,6 +266,8 @@ public final class LockEngine implements LockClient {
             Waiter w = null;
             for (; ; ) {
                 boolean attempt;
+                // whether this waiter is the one that talks to the store now, so its retry time matters
+                boolean competing = false;
                 s.mutex.lock();
                 try {
                     if (closed) {
@@ -281,6 +283,7 @@ public final class LockEngine implements LockClient {
                     if (w != null && w.status == Waiter.Status.CLAIMED) {
                         attempt = false;
                     } else if (queued) {
+                        competing = true;
                         attempt = w == null || w.signalled || now - nextTryAt >= 0;
                     } else {
                         HoldImpl holder = s.holder;
@@ -288,10 +291,11 @@ public final class LockEngine implements LockClient {
                             metrics.notAcquired(lock.name(), 0);
                             return null; // another owner of this client holds it: no round trip needed
                         }
-                        attempt = holder == null
-                                && (w == null || (s.firstLocal() == w && (w.signalled || now - nextTryAt >= 0)));
+                        competing = holder == null && (w == null || s.firstLocal() == w);
+                        attempt = competing && (w == null || w.signalled || now - nextTryAt >= 0);
                     }
-                    if (attempt && w != null) {
+                    if (w != null) {
+                        // consumed here; a signal after this point leaves an unpark permit, so none is missed
                         w.signalled = false;
                     }
                 } finally {
@@ -360,8 +364,9 @@ public final class LockEngine implements LockClient {
                     }
                     return granted;
                 }
-                if (!w.signalled) {
-                    LockSupport.parkNanos(this, Math.min(deadline - now, Math.max(0, nextTryAt - now) + 1));
+                long parkNanos = competing ? Math.min(deadline - now, Math.max(0, nextTryAt - now)) : deadline - now;
+                if (!w.signalled && parkNanos > 0) {
+                    LockSupport.parkNanos(this, parkNanos);
                 }
                 if (Thread.interrupted()) {
                     if (interruptible) {

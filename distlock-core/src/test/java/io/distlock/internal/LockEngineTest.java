@@ -106,6 +106,34 @@ class LockEngineTest {
     }
 
     @Test
+    void waiters_sleepWithoutSpinning() throws Exception {
+        LockEngine engine = engine(Duration.ofSeconds(30));
+        DistributedLock lock = engine.lock("a");
+        lock.lock();
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        List<Thread> waiters = new ArrayList<>();
+        long[] cpu = new long[4];
+        for (int i = 0; i < 4; i++) {
+            int id = i;
+            Thread t = new Thread(() -> {
+                lock.lock();
+                cpu[id] = mx.getCurrentThreadCpuTime();
+                lock.unlock();
+            });
+            waiters.add(t);
+            t.start();
+        }
+        Thread.sleep(1000);
+        lock.unlock();
+        for (Thread t : waiters) {
+            t.join(5000);
+        }
+        for (long c : cpu) {
+            assertThat(c).as("CPU time of a waiter over 1 s of waiting").isLessThan(TimeUnit.MILLISECONDS.toNanos(200));
+        }
+    }
+
+    @Test
     void watchdog_renewsAllHoldsInOneBatchPerTick() throws Exception {
         LockEngine engine = engine(Duration.ofSeconds(30));
         List<LockHold> holds = new ArrayList<>();
