@@ -1,0 +1,81 @@
+package io.distlock.bench;
+
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The benchmark entry point: {@code java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|all|quick> [options]}.
+ *
+ * <pre>
+ * --seconds N          measured seconds per phase (default 5; quick: 2)
+ * --redis URI          default redis://127.0.0.1:6379
+ * --mariadb JDBC-URL   default jdbc:mariadb://127.0.0.1:3306/test (user root, empty password)
+ * --postgres JDBC-URL  default jdbc:postgresql://127.0.0.1:5432/test (user postgres)
+ * --zookeeper HOST:PORT  default 127.0.0.1:2181 when it answers, else an in-process TestingServer
+ * --etcd URL           default http://127.0.0.1:2379
+ * </pre>
+ */
+public final class BenchMain {
+    private BenchMain() {}
+
+    /** Runs the selected benchmarks and prints a Markdown report on standard output. */
+    public static void main(String[] args) {
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", System.getProperty("bench.log", "warn"));
+        if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help")) {
+            usage(System.out);
+            return;
+        }
+        String what = args[0];
+        Map<String, String> opts = new HashMap<>();
+        for (int i = 1; i < args.length; i++) {
+            if (!args[i].startsWith("--") || i + 1 >= args.length) {
+                usage(System.err);
+                throw new IllegalArgumentException("bad argument: " + args[i]);
+            }
+            opts.put(args[i].substring(2), args[++i]);
+        }
+        boolean quick = what.equals("quick");
+        Duration phase =
+                Duration.ofMillis((long) (Double.parseDouble(opts.getOrDefault("seconds", quick ? "2" : "5")) * 1000));
+        String redis = opts.getOrDefault("redis", "redis://127.0.0.1:6379");
+        String mariadb = opts.getOrDefault("mariadb", "jdbc:mariadb://127.0.0.1:3306/test");
+        String postgres = opts.getOrDefault("postgres", "jdbc:postgresql://127.0.0.1:5432/test");
+        String zookeeper = opts.getOrDefault("zookeeper", "");
+        String etcd = opts.getOrDefault("etcd", "http://127.0.0.1:2379");
+        PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        List<String> parts = new ArrayList<>();
+        switch (what) {
+            case "all" -> parts.addAll(List.of("redis", "jdbc", "zookeeper", "etcd"));
+            case "redis", "jdbc", "zookeeper", "etcd", "quick" -> parts.add(what);
+            default -> {
+                usage(System.err);
+                throw new IllegalArgumentException("unknown benchmark: " + what);
+            }
+        }
+        out.println(
+                "# distlock benchmark: " + String.join(", ", parts) + " (" + phase.toMillis() / 1000.0 + " s phases)");
+        for (String part : parts) {
+            long start = System.nanoTime();
+            switch (part) {
+                case "quick" -> RedisBench.quick(redis, phase, out);
+                case "redis" -> RedisBench.run(redis, phase, out);
+                case "jdbc" -> JdbcBench.run(mariadb, postgres, phase, out);
+                case "zookeeper" -> ZooKeeperBench.run(zookeeper, phase, out);
+                case "etcd" -> EtcdBench.run(etcd, phase, out);
+                default -> throw new AssertionError(part);
+            }
+            out.printf("%n_%s took %.0f s_%n", part, (System.nanoTime() - start) / 1e9);
+        }
+        System.exit(0); // peer clients leave non-daemon threads behind
+    }
+
+    private static void usage(PrintStream out) {
+        out.println("usage: java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|all|quick> [--seconds N]"
+                + " [--redis URI] [--mariadb JDBC-URL] [--postgres JDBC-URL] [--zookeeper HOST:PORT] [--etcd URL]");
+    }
+}

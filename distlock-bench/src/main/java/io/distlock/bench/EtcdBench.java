@@ -1,0 +1,222 @@
+package io.distlock.bench;
+
+import io.distlock.bench.Harness.Result;
+import io.distlock.bench.Scenarios.Timing;
+import io.distlock.etcd.EtcdLockClient;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.support.CloseableClient;
+import io.grpc.stub.StreamObserver;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+
+/*
+ * Overview
+ *
+ * etcd side by side (issue 6): distlock's EtcdLockClient against jetcd's Lock client, each with its own jetcd
+ * connection, plus a raw put+delete on the KV client as the floor. jetcd's Lock is bound to a lease: two lock calls
+ * on one name with the same lease would both succeed (etcd's lock key is name/leaseId), so the jetcd side gives every
+ * thread its own lease, granted once and kept alive by jetcd's keep-alive stream, revoked at the end. Every key this
+ * run writes is under a prefix with a random run id, deleted at the end.
+ */
+/** The etcd benchmark: distlock against jetcd's Lock client with kept-alive leases. */
+public final class EtcdBench {
+    private static final int THREADS = 8;
+
+    private EtcdBench() {}
+
+    /**
+     * Runs the etcd comparison and prints a Markdown report.
+     *
+     * @param endpoints the etcd endpoint(s), e.g. {@code http://127.0.0.1:2379}
+     * @param phase the measured duration of each phase
+     */
+    public static void run(String endpoints, Duration phase, PrintStream out) {
+        Report report = new Report(out);
+        Timing timing = Timing.of(phase);
+        String ns = "dlbench-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16) + "/";
+        report.title("etcd — " + endpoints);
+        report.environment("start");
+        Client admin = Client.builder().endpoints(endpoints.split(",")).build();
+        try {
+            List<LockProvider.Factory> fs = List.of(distlock(endpoints, ns), jetcd(endpoints, ns));
+            List<Result> unc = new ArrayList<>();
+            unc.add(raw(admin, ns, timing));
+            for (LockProvider.Factory f : fs) {
+                unc.add(Scenarios.uncontended(f, "u", timing));
+            }
+            report.section("Uncontended acquire+release, 1 thread");
+            report.table(unc, false);
+            List<Result> one = new ArrayList<>();
+            for (LockProvider.Factory f : fs) {
+                one.add(Scenarios.oneKeyOneClient(f, "k1", THREADS, timing));
+            }
+            report.section("One key, 8 threads, one client");
+            report.table(one, true);
+            report.environment("end");
+            report.section("Targets (issue 6)");
+            report.targetHeader();
+            report.target(
+                    "uncontended ops/s ÷ jetcd Lock",
+                    unc.get(1).opsPerSec() / unc.get(2).opsPerSec(),
+                    ">=",
+                    2);
+            report.target(
+                    "one key, 8 threads: ops/s ÷ jetcd Lock",
+                    one.get(0).opsPerSec() / one.get(1).opsPerSec(),
+                    ">=",
+                    10);
+        } finally {
+            try {
+                ByteSequence prefix = bytes(ns);
+                admin.getKVClient()
+                        .delete(prefix, DeleteOption.builder().isPrefix(true).build())
+                        .get(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                report.line("- cleanup of " + ns + " failed: " + e);
+            }
+            admin.close();
+        }
+    }
+
+    static ByteSequence bytes(String s) {
+        return ByteSequence.from(s, StandardCharsets.UTF_8);
+    }
+
+    private static Result raw(Client admin, String ns, Timing timing) {
+        KV kv = admin.getKVClient();
+        ByteSequence key = bytes(ns + "raw");
+        ByteSequence value = bytes("x");
+        return Harness.run("raw put+delete (KV)", 1, timing.warmup(), timing.measure(), (t, p) -> {
+            kv.put(key, value).get(10, TimeUnit.SECONDS);
+            kv.delete(key).get(10, TimeUnit.SECONDS);
+        });
+    }
+
+    static LockProvider.Factory distlock(String endpoints, String ns) {
+        return LockProvider.factory("distlock EtcdLockClient", () -> {
+            EtcdLockClient c = EtcdLockClient.builder()
+                    .endpoints(endpoints)
+                    .namespace(ns + "distlock/")
+                    .build();
+            return RedisBench.provider(c::lock, c::close);
+        });
+    }
+
+    static LockProvider.Factory jetcd(String endpoints, String ns) {
+        return LockProvider.factory("jetcd Lock (lease per thread, kept alive)", () -> {
+            Client c = Client.builder().endpoints(endpoints.split(",")).build();
+            Map<Thread, Long> leases = new ConcurrentHashMap<>();
+            List<CloseableClient> keepAlives = new ArrayList<>();
+            return RedisBench.provider(
+                    name -> new JetcdLock(
+                            c,
+                            bytes(ns + "jetcd/" + name),
+                            () -> leases.computeIfAbsent(Thread.currentThread(), t -> {
+                                try {
+                                    long id = c.getLeaseClient()
+                                            .grant(30)
+                                            .get(10, TimeUnit.SECONDS)
+                                            .getID();
+                                    synchronized (keepAlives) {
+                                        keepAlives.add(c.getLeaseClient().keepAlive(id, new Ignore()));
+                                    }
+                                    return id;
+                                } catch (Exception e) {
+                                    throw new IllegalStateException("lease grant failed: " + e, e);
+                                }
+                            })),
+                    () -> {
+                        synchronized (keepAlives) {
+                            keepAlives.forEach(CloseableClient::close);
+                        }
+                        for (long id : leases.values()) {
+                            try {
+                                c.getLeaseClient().revoke(id).get(5, TimeUnit.SECONDS);
+                            } catch (Exception e) {
+                                // the lease ends with its TTL
+                            }
+                        }
+                        c.close();
+                    });
+        });
+    }
+
+    private static final class Ignore implements StreamObserver<LeaseKeepAliveResponse> {
+        @Override
+        public void onNext(LeaseKeepAliveResponse value) {}
+
+        @Override
+        public void onError(Throwable t) {}
+
+        @Override
+        public void onCompleted() {}
+    }
+
+    /** jetcd's Lock client as a {@link Lock}: lock(name, lease) then unlock(ownership key). */
+    static final class JetcdLock implements Lock {
+        private final Client client;
+        private final ByteSequence name;
+        private final java.util.function.LongSupplier lease;
+        private ByteSequence key = ByteSequence.EMPTY;
+
+        JetcdLock(Client client, ByteSequence name, java.util.function.LongSupplier lease) {
+            this.client = client;
+            this.name = name;
+            this.lease = lease;
+        }
+
+        @Override
+        public void lock() {
+            try {
+                key = client.getLockClient()
+                        .lock(name, lease.getAsLong())
+                        .get(60, TimeUnit.SECONDS)
+                        .getKey();
+            } catch (Exception e) {
+                throw new IllegalStateException("jetcd lock failed: " + e, e);
+            }
+        }
+
+        @Override
+        public void unlock() {
+            try {
+                client.getLockClient().unlock(key).get(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new IllegalStateException("jetcd unlock failed: " + e, e);
+            }
+        }
+
+        @Override
+        public void lockInterruptibly() {
+            lock();
+        }
+
+        @Override
+        public boolean tryLock() {
+            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
+        }
+
+        @Override
+        public boolean tryLock(long time, TimeUnit unit) {
+            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
+        }
+
+        @Override
+        public Condition newCondition() {
+            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
+        }
+    }
+}

@@ -1,0 +1,280 @@
+package io.distlock.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+
+/*
+ * Overview
+ *
+ * One phase = N platform threads that run a body in a loop: a warm-up of fixed duration, then a measured window of
+ * fixed duration, then a stop flag. An operation counts when it started inside the measured window; throughput is
+ * counted operations over the window's real length. Each thread keeps its own latency samples (nanoseconds, in a
+ * growable long[]), merged and sorted after the phase for the percentiles: no shared state on the hot path except the
+ * hand-off probe, which is only written under the lock being measured.
+ *
+ * Hand-off latency: the body calls probe.releasing(t) just before unlock() and probe.acquired(t) just after lock()
+ * returns. When the thread that acquires is not the one that released last, the gap is one hand-off (release to next
+ * holder's acquire). Both calls run while the benchmarked lock is held, so the probe needs no synchronization beyond
+ * volatile visibility.
+ *
+ * Every phase is bounded: after the stop flag, threads get a drain deadline to finish their current operation; a
+ * thread still blocked then is interrupted and reported as stuck (the phase's figures stay valid, the stuck count is
+ * printed next to them).
+ */
+/** The phase runner: warm-up, a measured window of fixed duration, bounded shutdown. */
+final class Harness {
+    private static final int WARMUP = 0;
+    private static final int MEASURE = 1;
+    private static final int STOP = 2;
+
+    static final Duration DRAIN = Duration.ofSeconds(15);
+
+    /** One operation of one thread; {@code probe} marks acquire and release for the hand-off latency. */
+    @FunctionalInterface
+    interface Body {
+        void run(int thread, Probe probe) throws Exception;
+    }
+
+    private Harness() {}
+
+    /** The hand-off probe of one phase. */
+    static final class Probe {
+        private volatile boolean measuring;
+        private volatile long releasedAt;
+        private volatile int releasedBy = -1;
+        private final LongList[] handOffs;
+        private final long[] switches;
+
+        Probe(int threads) {
+            handOffs = new LongList[threads];
+            for (int i = 0; i < threads; i++) {
+                handOffs[i] = new LongList();
+            }
+            switches = new long[threads];
+        }
+
+        void acquired(int thread) {
+            int by = releasedBy;
+            if (measuring && by >= 0 && by != thread) {
+                handOffs[thread].add(System.nanoTime() - releasedAt);
+                switches[thread]++;
+            }
+        }
+
+        void releasing(int thread) {
+            releasedAt = System.nanoTime();
+            releasedBy = thread;
+        }
+    }
+
+    /** Runs one phase of {@code threads} threads. */
+    static Result run(String label, int threads, Duration warmup, Duration measure, Body body) {
+        return run(label, threads, warmup, measure, body, null, null);
+    }
+
+    /** Runs one phase; {@code atStart}/{@code atEnd} run on the calling thread at the window's edges. */
+    static Result run(
+            String label,
+            int threads,
+            Duration warmup,
+            Duration measure,
+            Body body,
+            @Nullable Runnable atStart,
+            @Nullable Runnable atEnd) {
+        long[] ops = new long[threads];
+        LongList[] latencies = new LongList[threads];
+        Probe probe = new Probe(threads);
+        AtomicReference<@Nullable Throwable> firstError = new AtomicReference<>();
+        long[] errors = new long[threads];
+        VolatileInt state = new VolatileInt();
+        CountDownLatch ready = new CountDownLatch(threads);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> workers = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            int t = i;
+            latencies[t] = new LongList();
+            Thread w = new Thread(
+                    () -> {
+                        ready.countDown();
+                        try {
+                            go.await();
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                        LongList lat = latencies[t];
+                        while (true) {
+                            int s = state.value;
+                            if (s == STOP) {
+                                return;
+                            }
+                            long t0 = System.nanoTime();
+                            try {
+                                body.run(t, probe);
+                            } catch (InterruptedException e) {
+                                return;
+                            } catch (Throwable e) {
+                                errors[t]++;
+                                firstError.compareAndSet(null, e);
+                                if (errors[t] > 1000) {
+                                    return;
+                                }
+                                continue;
+                            }
+                            if (s == MEASURE) {
+                                lat.add(System.nanoTime() - t0);
+                                ops[t]++;
+                            }
+                        }
+                    },
+                    "bench-" + label.replaceAll("\\W+", "-") + "-" + t);
+            w.setDaemon(true);
+            workers.add(w);
+            w.start();
+        }
+        try {
+            if (!ready.await(30, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("bench threads did not start: " + label);
+            }
+            go.countDown();
+            sleep(warmup);
+            if (atStart != null) {
+                atStart.run();
+            }
+            probe.measuring = true;
+            long start = System.nanoTime();
+            state.value = MEASURE;
+            sleep(measure);
+            state.value = STOP;
+            long window = System.nanoTime() - start;
+            probe.measuring = false;
+            if (atEnd != null) {
+                atEnd.run();
+            }
+            long drainUntil = System.nanoTime() + DRAIN.toNanos();
+            int stuck = 0;
+            for (Thread w : workers) {
+                long left = drainUntil - System.nanoTime();
+                if (left > 0) {
+                    w.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                }
+                if (w.isAlive()) {
+                    stuck++;
+                    w.interrupt();
+                }
+            }
+            return Result.of(label, threads, window, ops, latencies, probe, errors, firstError.get(), stuck);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            for (Thread w : workers) {
+                w.interrupt();
+            }
+            throw new IllegalStateException("interrupted in phase " + label, e);
+        }
+    }
+
+    static void sleep(Duration d) throws InterruptedException {
+        Thread.sleep(Math.max(0, d.toMillis()));
+    }
+
+    private static final class VolatileInt {
+        volatile int value;
+    }
+
+    /** A growable array of longs. */
+    static final class LongList {
+        private long[] values = new long[1024];
+        private int size;
+
+        void add(long v) {
+            if (size == values.length) {
+                values = Arrays.copyOf(values, size * 2);
+            }
+            values[size++] = v;
+        }
+
+        int size() {
+            return size;
+        }
+
+        static long[] merge(LongList[] lists) {
+            int n = 0;
+            for (LongList l : lists) {
+                n += l.size;
+            }
+            long[] all = new long[n];
+            int at = 0;
+            for (LongList l : lists) {
+                System.arraycopy(l.values, 0, all, at, l.size);
+                at += l.size;
+            }
+            Arrays.sort(all);
+            return all;
+        }
+    }
+
+    /** The figures of one phase. Latencies in microseconds; NaN where there is nothing to report. */
+    record Result(
+            String label,
+            int threads,
+            double seconds,
+            long ops,
+            double opsPerSec,
+            double p50Micros,
+            double p99Micros,
+            long handOffs,
+            double handOffP50Micros,
+            double handOffP99Micros,
+            double busiestToIdlest,
+            long errors,
+            @Nullable String firstError,
+            int stuck) {
+
+        static Result of(
+                String label,
+                int threads,
+                long windowNanos,
+                long[] ops,
+                LongList[] latencies,
+                Probe probe,
+                long[] errors,
+                @Nullable Throwable firstError,
+                int stuck) {
+            long total = Arrays.stream(ops).sum();
+            double seconds = windowNanos / 1e9;
+            long[] lat = LongList.merge(latencies);
+            long[] ho = LongList.merge(probe.handOffs);
+            long max = Arrays.stream(ops).max().orElse(0);
+            long min = Arrays.stream(ops).min().orElse(0);
+            double ratio = threads < 2 ? Double.NaN : min == 0 ? Double.POSITIVE_INFINITY : (double) max / min;
+            return new Result(
+                    label,
+                    threads,
+                    seconds,
+                    total,
+                    total / seconds,
+                    percentileMicros(lat, 0.50),
+                    percentileMicros(lat, 0.99),
+                    ho.length,
+                    percentileMicros(ho, 0.50),
+                    percentileMicros(ho, 0.99),
+                    ratio,
+                    Arrays.stream(errors).sum(),
+                    firstError == null ? null : firstError.toString(),
+                    stuck);
+        }
+
+        static double percentileMicros(long[] sorted, double q) {
+            if (sorted.length == 0) {
+                return Double.NaN;
+            }
+            int i = (int) Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+            return sorted[i] / 1000.0;
+        }
+    }
+}

@@ -1,0 +1,685 @@
+package io.distlock.bench;
+
+import io.distlock.DistributedLock;
+import io.distlock.bench.Harness.Result;
+import io.distlock.bench.Scenarios.Timing;
+import io.distlock.redis.RedisLockClient;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.LockSupport;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.integration.redis.util.RedisLockRegistry;
+
+/*
+ * Overview
+ *
+ * Redis side by side (issue 3), one run, one Redis server: the raw PING round trip (the physical floor), a bare
+ * reference lock (SET NX PX + an owner-checked Lua release, one round trip each), distlock, Redisson RLock and
+ * RFairLock, and Spring Integration's RedisLockRegistry. Every key this run writes carries a random run id, and the
+ * run deletes exactly the keys that contain it at the end (SCAN MATCH + UNLINK); nothing else is flushed.
+ *
+ * Command counts come from INFO commandstats deltas over a window. Redis counts the commands a script runs inside
+ * EVAL/EVALSHA as well, so the report gives the script calls (one request each), the (un)subscribe calls, and the
+ * total including the commands inside scripts, separately. INFO itself is excluded. The counts are exact only when
+ * nothing else talks to the same server during the window: the run measures the background for one second first and
+ * prints it.
+ */
+/**
+ * The Redis benchmark: distlock against Redisson and Spring Integration on one Redis server.
+ *
+ * <p>{@link #run} is the full comparison of issue 3 (about five minutes at 5-second phases); {@link #quick} a subset
+ * of about 20 seconds for a smoke check, e.g. from the {@code distlock bench} command.
+ */
+public final class RedisBench {
+    static final int THREADS = 8;
+    static final int KEYS = 10_000;
+    static final int HOLDS = 10_000;
+
+    private final String uri;
+    private final String host;
+    private final int port;
+    private final Timing timing;
+    private final Report report;
+    private final String runId =
+            "dlbench-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
+    private final RedisClient lettuce;
+    private final StatefulRedisConnection<String, String> admin;
+
+    private RedisBench(String uri, Duration phase, PrintStream out) {
+        this.uri = Objects.requireNonNull(uri, "uri");
+        RedisURI parsed = RedisURI.create(uri);
+        this.host = parsed.getHost();
+        this.port = parsed.getPort();
+        this.timing = Timing.of(phase);
+        this.report = new Report(out);
+        this.lettuce = RedisClient.create(parsed);
+        this.admin = lettuce.connect();
+    }
+
+    /**
+     * Runs the full Redis comparison against the server at {@code uri} and prints a Markdown report.
+     *
+     * @param uri a Redis URI such as {@code redis://127.0.0.1:6379}
+     * @param phase the measured duration of each phase (warm-up is half of it, between 0.5 and 3 s)
+     * @param out where the report goes
+     * @throws io.lettuce.core.RedisException if the server cannot be reached
+     */
+    public static void run(String uri, Duration phase, PrintStream out) {
+        RedisBench b = new RedisBench(uri, phase, out);
+        try {
+            b.full();
+        } finally {
+            b.close();
+        }
+    }
+
+    /**
+     * Runs a short subset (uncontended against the PING floor, one key from 8 threads; distlock and Redisson) and
+     * prints a Markdown report; about 20 seconds at a 2-second phase.
+     *
+     * @throws io.lettuce.core.RedisException if the server cannot be reached
+     */
+    public static void quick(String uri, Duration phase, PrintStream out) {
+        RedisBench b = new RedisBench(uri, phase, out);
+        try {
+            b.quickRun();
+        } finally {
+            b.close();
+        }
+    }
+
+    // ---------------------------------------------------------------- implementations
+
+    LockProvider.Factory distlock() {
+        return LockProvider.factory("distlock", () -> {
+            RedisLockClient c =
+                    RedisLockClient.builder().uri(uri).keyPrefix(runId + ":d:").build();
+            return provider(c::lock, c::close);
+        });
+    }
+
+    LockProvider.Factory bare() {
+        return LockProvider.factory("bare SET NX PX + Lua release", () -> {
+            StatefulRedisConnection<String, String> conn = lettuce.connect();
+            RedisCommands<String, String> cmd = conn.sync();
+            String sha = cmd.scriptLoad(BareLock.RELEASE);
+            return provider(name -> new BareLock(cmd, sha, runId + ":b:" + name), conn::close);
+        });
+    }
+
+    LockProvider.Factory redisson(boolean fair, boolean small) {
+        return LockProvider.factory(fair ? "Redisson RFairLock" : "Redisson RLock", () -> {
+            RedissonClient r = Redisson.create(redissonConfig(small, 30_000));
+            String p = runId + (fair ? ":rf:" : ":r:");
+            return provider(name -> fair ? r.getFairLock(p + name) : r.getLock(p + name), r::shutdown);
+        });
+    }
+
+    Config redissonConfig(boolean small, long watchdogMillis) {
+        Config c = new Config();
+        var single = c.useSingleServer().setAddress("redis://" + host + ":" + port);
+        if (small) { // many clients in one JVM: smaller pools than the defaults (24 idle connections, 32 threads)
+            single.setConnectionMinimumIdleSize(2)
+                    .setConnectionPoolSize(8)
+                    .setSubscriptionConnectionMinimumIdleSize(1)
+                    .setSubscriptionConnectionPoolSize(8);
+            c.setNettyThreads(4);
+            c.setThreads(4);
+        }
+        c.setLockWatchdogTimeout(watchdogMillis);
+        return c;
+    }
+
+    LockProvider.Factory spring() {
+        return LockProvider.factory("Spring RedisLockRegistry", () -> {
+            LettuceConnectionFactory cf = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
+            cf.afterPropertiesSet();
+            cf.start();
+            RedisLockRegistry registry = new RedisLockRegistry(cf, runId + ":s");
+            return provider(registry::obtain, () -> {
+                registry.destroy();
+                cf.destroy();
+            });
+        });
+    }
+
+    static LockProvider provider(java.util.function.Function<String, Lock> locks, Runnable close) {
+        return new LockProvider() {
+            @Override
+            public Lock lock(String name) {
+                return locks.apply(name);
+            }
+
+            @Override
+            public void close() {
+                close.run();
+            }
+        };
+    }
+
+    // ---------------------------------------------------------------- runs
+
+    private void quickRun() {
+        report.title("Redis (quick) — " + uri);
+        report.environment("start");
+        List<Result> rows = new ArrayList<>();
+        rows.add(ping());
+        rows.add(Scenarios.uncontended(distlock(), "u", timing));
+        rows.add(Scenarios.uncontended(redisson(false, false), "u", timing));
+        report.section("Uncontended lock+unlock, 1 thread");
+        report.table(rows, false);
+        List<Result> one = new ArrayList<>();
+        one.add(Scenarios.oneKeyOneClient(distlock(), "k1", THREADS, timing));
+        one.add(Scenarios.oneKeyOneClient(redisson(false, false), "k1", THREADS, timing));
+        report.section("One key, 8 threads, one client");
+        report.table(one, true);
+        report.environment("end");
+        report.targetHeader();
+        report.target(
+                "uncontended p50 vs PING p50",
+                rows.get(1).p50Micros() / rows.get(0).p50Micros(),
+                "<=",
+                2.1);
+        report.target(
+                "one key 8 threads, vs Redisson ops/s",
+                one.get(0).opsPerSec() / one.get(1).opsPerSec(),
+                ">=",
+                3);
+    }
+
+    private void full() {
+        report.title("Redis — " + uri + " (run id " + runId + ")");
+        report.environment("start");
+        double background = backgroundPerSecond();
+        report.line(String.format(
+                Locale.ROOT, "- background on the server before the run: %.1f commands/s (besides ours)", background));
+
+        report.section("Uncontended lock+unlock, 1 thread");
+        List<Result> unc = new ArrayList<>();
+        unc.add(ping());
+        for (LockProvider.Factory f :
+                List.of(bare(), distlock(), redisson(false, false), redisson(true, false), spring())) {
+            unc.add(Scenarios.uncontended(f, "u", timing));
+        }
+        report.table(unc, false);
+
+        report.section("Re-entrant acquire (commands per re-entry, INFO commandstats)");
+        Map<String, Double> reentry = new LinkedHashMap<>();
+        reentry.put("distlock", reentry(distlock()));
+        reentry.put("Redisson RLock", reentry(redisson(false, false)));
+        report.line("| implementation | Redis commands per re-entrant lock()+unlock() (1,000 re-entries) |");
+        report.line("| --- | ---: |");
+        reentry.forEach((k, v) -> report.line("| " + k + " | " + String.format(Locale.ROOT, "%.3f", v) + " |"));
+
+        report.section("One key, 8 threads, ONE client");
+        List<Result> oneClient = new ArrayList<>();
+        for (LockProvider.Factory f : List.of(distlock(), redisson(false, false), redisson(true, false), spring())) {
+            oneClient.add(Scenarios.oneKeyOneClient(f, "k1", THREADS, timing));
+        }
+        report.table(oneClient, true);
+
+        report.section("One key, 8 threads, 8 SEPARATE clients");
+        List<Result> eight = new ArrayList<>();
+        for (LockProvider.Factory f : List.of(distlock(), redisson(false, false), redisson(true, false), spring())) {
+            eight.add(Scenarios.oneKeyManyClients(f, "k8", THREADS, timing));
+        }
+        report.table(eight, true);
+
+        report.section("10,000 keys, 8 threads, one client");
+        List<Result> many = new ArrayList<>();
+        for (LockProvider.Factory f : List.of(bare(), distlock(), redisson(false, false), spring())) {
+            many.add(Scenarios.manyKeys(f, "m", KEYS, THREADS, timing));
+        }
+        report.table(many, false);
+
+        report.section("Commands per release with 1 and with 1,000 waiters on one key");
+        report.line("Every thread loops lock()+unlock() on one key; waiters = threads − 1. With 1 waiter: 2 threads in"
+                + " 2 clients. With 1,000 waiters: 1,001 threads over 20 clients (about 50 per client; Redisson with"
+                + " smaller pools, see the notes). Counts are INFO commandstats deltas over the measured window"
+                + " divided by the releases in it.");
+        report.line("");
+        report.line("| implementation | waiters | releases/s | script calls / release | (un)subscribe / release"
+                + " | all commands / release (incl. inside scripts) |");
+        report.line("| --- | ---: | ---: | ---: | ---: | ---: |");
+        Map<String, double[]> perRelease = new LinkedHashMap<>();
+        for (LockProvider.Factory f : List.of(distlock(), redisson(false, true), spring())) {
+            double[] w1 = waiters(f, 1, 2);
+            double[] w1000 = waiters(f, 1000, 20);
+            perRelease.put(f.name(), new double[] {w1[1], w1000[1], w1[3], w1000[3]});
+        }
+
+        report.section("Watchdog: 10,000 held locks, renewal requests per tick");
+        double distlockPerTick = watchdogDistlock();
+        double redissonPerTick = watchdogRedisson();
+
+        report.environment("end");
+        report.section("Targets (issue 3)");
+        Result ping = unc.get(0);
+        Result bareUnc = unc.get(1);
+        Result dUnc = unc.get(2);
+        Result rUnc = unc.get(3);
+        report.line(String.format(
+                Locale.ROOT,
+                "PING p50 %.1f µs; bare lock p50 %.1f µs (%.2f× PING); Redisson RLock p50 %.1f µs (%.2f× PING).",
+                ping.p50Micros(),
+                bareUnc.p50Micros(),
+                bareUnc.p50Micros() / ping.p50Micros(),
+                rUnc.p50Micros(),
+                rUnc.p50Micros() / ping.p50Micros()));
+        report.line("");
+        report.targetHeader();
+        report.target("uncontended lock+unlock p50 ÷ PING p50", dUnc.p50Micros() / ping.p50Micros(), "<=", 2.1);
+        report.target("uncontended ops/s: PING ÷ distlock", ping.opsPerSec() / dUnc.opsPerSec(), "<=", 2.1);
+        report.target("re-entrant acquire: commands per re-entry", reentry.get("distlock"), "==", 0, false);
+        report.target(
+                "one key, 8 threads, one client: ops/s ÷ Redisson RLock",
+                oneClient.get(0).opsPerSec() / oneClient.get(1).opsPerSec(),
+                ">=",
+                3);
+        report.target(
+                "one key, 8 clients: ops/s ÷ Redisson RLock",
+                eight.get(0).opsPerSec() / eight.get(1).opsPerSec(),
+                ">=",
+                3);
+        report.target("one key, 8 clients: busiest/idlest thread", eight.get(0).busiestToIdlest(), "<=", 1.5);
+        report.target(
+                "10,000 keys: ops/s ÷ Redisson RLock",
+                many.get(1).opsPerSec() / many.get(2).opsPerSec(),
+                ">=",
+                2.5);
+        report.target(
+                "10,000 keys: ops/s ÷ bare SET NX PX lock",
+                many.get(1).opsPerSec() / many.get(0).opsPerSec(),
+                ">=",
+                0.95);
+        double[] d = Objects.requireNonNull(perRelease.get("distlock"));
+        report.target("script calls per release: 1,000 waiters ÷ 1 waiter", d[1] / d[0], "<=", 1.0);
+        report.target("all commands per release: 1,000 waiters ÷ 1 waiter", d[3] / d[2], "<=", 1.0);
+        report.target("watchdog requests per tick, 10,000 holds", distlockPerTick, "<=", 10, false);
+        report.line("");
+        report.line(String.format(
+                Locale.ROOT,
+                "Redisson for comparison: %.0f requests per tick for the same 10,000 holds.",
+                redissonPerTick));
+    }
+
+    // ---------------------------------------------------------------- scenarios specific to Redis
+
+    private Result ping() {
+        RedisCommands<String, String> cmd = admin.sync();
+        return Harness.run("PING (Lettuce sync)", 1, timing.warmup(), timing.measure(), (t, p) -> cmd.ping());
+    }
+
+    /** Commands per re-entrant lock()+unlock() while the thread already holds the lock. */
+    private double reentry(LockProvider.Factory f) {
+        int n = 1000;
+        try (LockProvider p = f.open()) {
+            Lock lock = p.lock("re");
+            lock.lock();
+            try {
+                lock.lock(); // warm the path
+                lock.unlock();
+                Map<String, Long> before = commandStats();
+                for (int i = 0; i < n; i++) {
+                    lock.lock();
+                    lock.unlock();
+                }
+                Map<String, Long> delta = delta(before, commandStats());
+                return total(delta) / (double) n;
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /**
+     * Runs {@code waiters + 1} threads looping lock()+unlock() on one key over {@code clients} clients; prints a row
+     * and returns {script calls, script calls per release, total, total per release}.
+     */
+    private double[] waiters(LockProvider.Factory f, int waiters, int clients) {
+        int threads = waiters + 1;
+        List<LockProvider> providers = new ArrayList<>();
+        Map<String, Long>[] stats = newStatsPair();
+        try {
+            for (int i = 0; i < Math.min(clients, threads); i++) {
+                providers.add(f.open());
+            }
+            Lock[] locks = new Lock[threads];
+            for (int i = 0; i < threads; i++) {
+                locks[i] = providers.get(i % providers.size()).lock("w" + waiters);
+            }
+            Result r = Harness.run(
+                    f.name(),
+                    threads,
+                    timing.warmup().plusSeconds(1),
+                    timing.measure(),
+                    (t, p) -> {
+                        locks[t].lock();
+                        locks[t].unlock();
+                    },
+                    () -> stats[0] = commandStats(),
+                    () -> stats[1] = commandStats());
+            Map<String, Long> delta = delta(stats[0], stats[1]);
+            double releases = Math.max(1, r.ops());
+            double scripts = scripts(delta);
+            double subs = subscribes(delta);
+            double all = total(delta);
+            report.line(String.format(
+                    Locale.ROOT,
+                    "| %s | %,d | %s | %.2f | %.2f | %.2f |%s",
+                    f.name(),
+                    waiters,
+                    Report.num(r.opsPerSec()),
+                    scripts / releases,
+                    subs / releases,
+                    all / releases,
+                    r.errors() > 0 || r.stuck() > 0
+                            ? " errors " + r.errors() + ", stuck " + r.stuck() + ": " + r.firstError()
+                            : ""));
+            report.line("<!-- " + f.name() + " " + waiters + " waiters, commands in window: " + new TreeMap<>(delta)
+                    + " -->");
+            return new double[] {scripts, scripts / releases, all, all / releases};
+        } finally {
+            providers.forEach(LockProvider::close);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Long>[] newStatsPair() {
+        return new Map[] {Map.of(), Map.of()};
+    }
+
+    private double watchdogDistlock() {
+        Duration lease = Duration.ofSeconds(3);
+        try (RedisLockClient c = RedisLockClient.builder()
+                .uri(uri)
+                .keyPrefix(runId + ":wd:")
+                .leaseTime(lease)
+                .build()) {
+            List<DistributedLock> held = new ArrayList<>();
+            for (int i = 0; i < HOLDS; i++) {
+                DistributedLock l = c.lock("h" + i);
+                l.lock();
+                held.add(l);
+            }
+            double perTick = countTicks("distlock (lease 3 s, tick 1 s)", 1000);
+            for (DistributedLock l : held) {
+                l.unlock();
+            }
+            return perTick;
+        }
+    }
+
+    private double watchdogRedisson() {
+        RedissonClient r = Redisson.create(redissonConfig(false, 3000));
+        try {
+            List<Lock> held = new ArrayList<>();
+            for (int i = 0; i < HOLDS; i++) {
+                Lock l = r.getLock(runId + ":wr:h" + i);
+                l.lock();
+                held.add(l);
+            }
+            double perTick = countTicks("Redisson RLock (lockWatchdogTimeout 3 s, tick 1 s)", 1000);
+            for (Lock l : held) {
+                l.unlock();
+            }
+            return perTick;
+        } finally {
+            r.shutdown();
+        }
+    }
+
+    /** Counts requests over a quiet window of several ticks; prints a row; returns requests per tick. */
+    private double countTicks(String label, long tickMillis) {
+        try {
+            Thread.sleep(tickMillis * 3 / 2); // let the acquisitions' own traffic settle
+            long windowMillis = Math.max(3000, timing.measure().toMillis());
+            Map<String, Long> before = commandStats();
+            Thread.sleep(windowMillis);
+            Map<String, Long> delta = delta(before, commandStats());
+            double ticks = windowMillis / (double) tickMillis;
+            double requests = scripts(delta) + subscribes(delta) + nonScript(delta);
+            report.line(String.format(
+                    Locale.ROOT,
+                    "- %s: %,d holds, %.0f ticks in %.1f s: %.1f script calls per tick, %.1f commands per tick incl."
+                            + " inside scripts; %s",
+                    label,
+                    HOLDS,
+                    ticks,
+                    windowMillis / 1000.0,
+                    scripts(delta) / ticks,
+                    total(delta) / ticks,
+                    new TreeMap<>(delta)));
+            return requests / ticks;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    // ---------------------------------------------------------------- INFO commandstats
+
+    private static final Set<String> SCRIPT = Set.of("eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro");
+    private static final Set<String> SUBSCRIBE =
+            Set.of("subscribe", "unsubscribe", "ssubscribe", "sunsubscribe", "psubscribe", "punsubscribe");
+    // commands the libraries here only run inside their scripts (so they are not requests of their own)
+    private static final Set<String> INSIDE_SCRIPTS = Set.of(
+            "get",
+            "set",
+            "del",
+            "unlink",
+            "pexpire",
+            "expire",
+            "pttl",
+            "ttl",
+            "hget",
+            "hset",
+            "hincrby",
+            "hexists",
+            "hdel",
+            "incr",
+            "publish",
+            "spublish",
+            "exists",
+            "zadd",
+            "zrem",
+            "zrange",
+            "zscore",
+            "rpush",
+            "lpop",
+            "lindex",
+            "lrem",
+            "lrange",
+            "llen",
+            "zcard",
+            "hgetall",
+            "hlen",
+            "type",
+            "pexpireat",
+            "mget",
+            "zrangebyscore",
+            "zremrangebyscore",
+            "lpush",
+            "rpop",
+            "hmget",
+            "hscan",
+            "sadd",
+            "srem",
+            "smembers",
+            "scard");
+
+    Map<String, Long> commandStats() {
+        String info = admin.sync().info("commandstats");
+        Map<String, Long> calls = new HashMap<>();
+        for (String line : info.split("\r?\n")) {
+            if (!line.startsWith("cmdstat_")) {
+                continue;
+            }
+            int colon = line.indexOf(':');
+            String name = line.substring("cmdstat_".length(), colon);
+            int at = line.indexOf("calls=", colon);
+            int end = line.indexOf(',', at);
+            calls.put(name, Long.parseLong(line.substring(at + 6, end)));
+        }
+        return calls;
+    }
+
+    static Map<String, Long> delta(Map<String, Long> before, Map<String, Long> after) {
+        Map<String, Long> d = new HashMap<>();
+        after.forEach((k, v) -> {
+            long diff = v - before.getOrDefault(k, 0L);
+            if (diff != 0 && !k.equals("info")) {
+                d.put(k, diff);
+            }
+        });
+        return d;
+    }
+
+    static double total(Map<String, Long> d) {
+        return d.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    static double scripts(Map<String, Long> d) {
+        return sum(d, SCRIPT);
+    }
+
+    static double subscribes(Map<String, Long> d) {
+        return sum(d, SUBSCRIBE);
+    }
+
+    static double nonScript(Map<String, Long> d) {
+        long n = 0;
+        for (var e : d.entrySet()) {
+            if (!SCRIPT.contains(e.getKey())
+                    && !SUBSCRIBE.contains(e.getKey())
+                    && !INSIDE_SCRIPTS.contains(e.getKey())) {
+                n += e.getValue();
+            }
+        }
+        return n;
+    }
+
+    private static double sum(Map<String, Long> d, Set<String> names) {
+        long n = 0;
+        for (String k : names) {
+            n += d.getOrDefault(k, 0L);
+        }
+        return n;
+    }
+
+    private double backgroundPerSecond() {
+        try {
+            Map<String, Long> before = commandStats();
+            Thread.sleep(1000);
+            return total(delta(before, commandStats()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Double.NaN;
+        }
+    }
+
+    // ---------------------------------------------------------------- cleanup
+
+    private void close() {
+        try {
+            RedisCommands<String, String> cmd = admin.sync();
+            ScanCursor cursor = ScanCursor.INITIAL;
+            long deleted = 0;
+            do {
+                KeyScanCursor<String> page = cmd.scan(
+                        cursor, ScanArgs.Builder.matches("*" + runId + "*").limit(5000));
+                if (!page.getKeys().isEmpty()) {
+                    deleted += cmd.unlink(page.getKeys().toArray(new String[0]));
+                }
+                cursor = page;
+            } while (!cursor.isFinished());
+            report.line("");
+            report.line("- cleanup: deleted " + deleted + " keys containing " + runId);
+        } finally {
+            admin.close();
+            lettuce.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+
+    /** The reference lock: SET key token NX PX 30000, released by an owner-checked script; polls every 0.2 ms. */
+    static final class BareLock implements Lock {
+        static final String RELEASE =
+                "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+        private static final AtomicLong TOKENS = new AtomicLong();
+        private static final SetArgs NX_PX = SetArgs.Builder.nx().px(30_000);
+        private final RedisCommands<String, String> cmd;
+        private final String sha;
+        private final String key;
+        private String token = "";
+
+        BareLock(RedisCommands<String, String> cmd, String sha, String key) {
+            this.cmd = cmd;
+            this.sha = sha;
+            this.key = key;
+        }
+
+        @Override
+        public void lock() {
+            String t = Long.toString(TOKENS.incrementAndGet());
+            while (!"OK".equals(cmd.set(key, t, NX_PX))) {
+                LockSupport.parkNanos(200_000);
+            }
+            token = t;
+        }
+
+        @Override
+        public void unlock() {
+            Long n = cmd.evalsha(sha, ScriptOutputType.INTEGER, new String[] {key}, token);
+            if (n == null || n != 1L) {
+                throw new IllegalMonitorStateException("not held: " + key);
+            }
+        }
+
+        @Override
+        public void lockInterruptibly() {
+            lock();
+        }
+
+        @Override
+        public boolean tryLock() {
+            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
+        }
+
+        @Override
+        public boolean tryLock(long time, TimeUnit unit) {
+            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
+        }
+
+        @Override
+        public Condition newCondition() {
+            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
+        }
+    }
+}
