@@ -105,9 +105,9 @@ final class JdbcSessionLockStore implements LockStore {
                 return enqueue(key, hash, owner);
             }
         }
-        Session stale = sessions.remove(id(key, owner));
-        if (stale != null) {
-            end(stale, false); // the engine lost track of this hold; start again cleanly
+        if (sessions.containsKey(id(key, owner))) {
+            // the owner holds it already (a hand-off to it raced with its own attempt): busy, as in the reference
+            return Attempt.busy(RECHECK);
         }
         if (!pins.tryAcquire()) {
             throw new DistributedLockException(
@@ -119,7 +119,7 @@ final class JdbcSessionLockStore implements LockStore {
         Connection c = null;
         try {
             c = db.dataSource.getConnection();
-            if (!mechanism.tryLock(c, key.name())) {
+            if (!tryLockRetrying(c, key.name())) {
                 closeQuietly(c);
                 pins.release();
                 return queued ? enqueue(key, hash, owner) : Attempt.busy(RECHECK);
@@ -146,6 +146,27 @@ final class JdbcSessionLockStore implements LockStore {
             }
             throw (RuntimeException) e;
         }
+    }
+
+    /** One lock attempt, repeated a few times when a deadlock or serialization failure interrupts it. */
+    private boolean tryLockRetrying(Connection c, String name) throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return mechanism.tryLock(c, name);
+            } catch (SQLException e) {
+                if (attempt >= Db.ATTEMPTS || !Dialect.isTransient(e) || isConnectionLost(e)) {
+                    throw e;
+                }
+                mechanism.reset(c);
+                java.util.concurrent.locks.LockSupport.parkNanos(
+                        java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(5L << attempt));
+            }
+        }
+    }
+
+    private static boolean isConnectionLost(SQLException e) {
+        String state = e.getSQLState();
+        return state != null && (state.startsWith("08") || state.equals("57P01"));
     }
 
     private Attempt enqueue(LockKey key, String hash, OwnerId owner) {
@@ -195,6 +216,13 @@ final class JdbcSessionLockStore implements LockStore {
         } finally {
             pins.release();
         }
+        if (unlock && !released) {
+            try {
+                mechanism.cleanUpAfterLoss(s.key.name());
+            } catch (RuntimeException e) {
+                log.debug("distlock: clean-up after the lost hold of '{}' failed", abbreviate(s.key), e);
+            }
+        }
         return released;
     }
 
@@ -229,13 +257,15 @@ final class JdbcSessionLockStore implements LockStore {
     public @Nullable Long handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
         Session s = sessions.remove(id(key, from));
         if (s == null) {
+            log.warn("distlock: hand-off of '{}' from {} found no session", abbreviate(key), from);
             return null;
         }
         long token;
         try {
             token = db.dialect.nextToken(s.connection, db.table); // also proves the session is alive
         } catch (SQLException e) {
-            end(s, false);
+            log.warn("distlock: hand-off of '{}' found the holding session dead", abbreviate(key), e);
+            var unused = end(s, true);
             return null;
         }
         s.owner = to;

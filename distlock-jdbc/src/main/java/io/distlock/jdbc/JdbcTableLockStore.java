@@ -86,7 +86,10 @@ final class JdbcTableLockStore implements LockStore {
         maybeCleanup();
         String hash = Names.hash(key.name());
         long leaseMillis = Db.leaseMillis(lease);
+        int[] runs = {0};
         return db.transaction("acquire of '" + abbreviate(key.name()) + "'", c -> {
+            // a retry may follow an attempt whose commit went through unseen: then our own row is our grant
+            boolean retry = runs[0]++ > 0;
             long remaining = 0;
             RowState state = RowState.ABSENT;
             try (PreparedStatement ps = c.prepareStatement(
@@ -95,7 +98,9 @@ final class JdbcTableLockStore implements LockStore {
                 try (ResultSet rs = ps.executeQuery()) {
                     if (rs.next()) {
                         remaining = rs.getLong(2);
-                        state = remaining > 0 && !owner.value().equals(rs.getString(1)) ? RowState.HELD : RowState.FREE;
+                        state = remaining > 0 && !(retry && owner.value().equals(rs.getString(1)))
+                                ? RowState.HELD
+                                : RowState.FREE;
                     }
                 }
             }

@@ -31,6 +31,9 @@ abstract class SessionLock {
     /** Leaves {@code c} fit to go back to a pool after a failed or unknown unlock. */
     abstract void reset(Connection c) throws SQLException;
 
+    /** After a hold ended without its own unlock (its session died), removes what it left behind, if anything. */
+    void cleanUpAfterLoss(String name) {}
+
     /** Of these holds, the ones whose session still holds its lock; one statement on {@code control}. */
     abstract Set<Long> stillHeld(Connection control, List<Held> holds) throws SQLException;
 
@@ -170,6 +173,28 @@ abstract class SessionLock {
         }
 
         @Override
+        void cleanUpAfterLoss(String name) {
+            String hash = Names.hash(name);
+            // the row of a dead holder stays behind: delete it unless someone holds it again by now
+            var unused = db.transaction("clean-up of the row of '" + JdbcTableLockStore.abbreviate(name) + "'", c -> {
+                try (PreparedStatement ps = c.prepareStatement(
+                        "SELECT name_hash FROM " + rows + " WHERE name_hash = ? FOR UPDATE NOWAIT")) {
+                    ps.setString(1, hash);
+                    ps.executeQuery().close();
+                } catch (SQLException e) {
+                    if (db.dialect.isLockNotAvailable(e)) {
+                        return false;
+                    }
+                    throw e;
+                }
+                try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + rows + " WHERE name_hash = ?")) {
+                    ps.setString(1, hash);
+                    return ps.executeUpdate() > 0;
+                }
+            });
+        }
+
+        @Override
         void reset(Connection c) throws SQLException {
             if (!c.getAutoCommit()) {
                 c.rollback();
@@ -246,7 +271,8 @@ abstract class SessionLock {
                     c.prepareStatement(postgres ? "SELECT pg_advisory_unlock(?)" : "SELECT RELEASE_LOCK(?)")) {
                 bindKey(ps, 1, name);
                 try (ResultSet rs = ps.executeQuery()) {
-                    released = rs.next() && rs.getLong(1) == 1 && !rs.wasNull();
+                    // PostgreSQL answers a boolean, MariaDB 1, 0 or NULL
+                    released = rs.next() && (postgres ? rs.getBoolean(1) : rs.getLong(1) == 1 && !rs.wasNull());
                 }
             }
             if (released) {

@@ -65,6 +65,7 @@ abstract class JdbcFixture implements BackendUnderTest {
                 .dataSource(env().pool)
                 .tableName(env().table)
                 .mode(mode())
+                .maxPinnedConnections(24)
                 .leaseTime(watchdogLease);
     }
 
@@ -91,11 +92,21 @@ abstract class JdbcFixture implements BackendUnderTest {
         }
     }
 
+    /** Kills a server session and waits until the server has ended it and its locks (both end them asynchronously). */
     void killSession(long sessionId) {
-        env().execute(
-                        database() == TestDatabase.POSTGRESQL
-                                ? "SELECT pg_terminate_backend(" + sessionId + ")"
-                                : "KILL CONNECTION " + sessionId);
+        boolean pg = database() == TestDatabase.POSTGRESQL;
+        env().execute(pg ? "SELECT pg_terminate_backend(" + sessionId + ")" : "KILL CONNECTION " + sessionId);
+        String alive = pg
+                ? "SELECT CAST(pid AS VARCHAR) FROM pg_stat_activity WHERE CAST(pid AS VARCHAR) = ?"
+                        + " UNION ALL SELECT CAST(pid AS VARCHAR) FROM pg_locks WHERE CAST(pid AS VARCHAR) = ?"
+                : "SELECT CAST(ID AS CHAR) FROM information_schema.PROCESSLIST WHERE CAST(ID AS CHAR) = ?";
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+        while (!query(alive, Long.toString(sessionId), pg ? 2 : 1).isEmpty()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("session " + sessionId + " did not end within 5 s");
+            }
+            io.distlock.testkit.Timing.sleep(Duration.ofMillis(10));
+        }
     }
 
     @Override
@@ -193,10 +204,17 @@ abstract class JdbcFixture implements BackendUnderTest {
     }
 
     List<String> query(String sql, String arg) {
+        return query(sql, arg, 1);
+    }
+
+    /** Runs a query binding {@code arg} to its first {@code times} parameters. */
+    List<String> query(String sql, String arg, int times) {
         List<String> out = new ArrayList<>();
         try (Connection c = env().pool.getConnection();
                 PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setString(1, arg);
+            for (int i = 1; i <= times; i++) {
+                ps.setString(i, arg);
+            }
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     out.add(rs.getString(1));
