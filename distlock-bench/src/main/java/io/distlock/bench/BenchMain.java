@@ -26,6 +26,8 @@ public final class BenchMain {
     /** Runs the selected benchmarks and prints a Markdown report on standard output. */
     public static void main(String[] args) {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", System.getProperty("bench.log", "warn"));
+        // the MariaDB driver logs every duplicate-key answer (normal lock contention) as a warning
+        System.setProperty("org.slf4j.simpleLogger.log.org.mariadb.jdbc", "error");
         if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help")) {
             usage(System.out);
             return;

@@ -23,9 +23,10 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * Overview
  *
  * JDBC side by side (issue 4): distlock's JdbcLockClient in TABLE mode against Spring Integration's JdbcLockRegistry
- * (DefaultLockRepository over its own INT_LOCK schema, here under the table prefix DLBENCH_ so the run touches no
+ * (DefaultLockRepository over its own INT_LOCK schema, here under the table prefix DLBENCH_S_ so the run touches no
  * table of anyone else), on MariaDB and on PostgreSQL, each from one HikariCP pool. distlock's tables get the prefix
- * "dlbench" and are created by the client when missing. Lock names carry a random run id.
+ * "dlbench_d" and are created by the client when missing (PostgreSQL folds unquoted names to lower case, so the two
+ * prefixes must differ in more than case). Lock names carry a random run id.
  */
 /** The JDBC benchmark: distlock TABLE mode against Spring Integration's JdbcLockRegistry on MariaDB and PostgreSQL. */
 public final class JdbcBench {
@@ -116,7 +117,7 @@ public final class JdbcBench {
         return LockProvider.factory("distlock JdbcLockClient (TABLE)", () -> {
             JdbcLockClient c = JdbcLockClient.builder()
                     .dataSource(ds)
-                    .tableName("dlbench")
+                    .tableName("dlbench_d")
                     .createSchemaIfMissing()
                     .build();
             return RedisBench.provider(c::lock, c::close);
@@ -127,7 +128,7 @@ public final class JdbcBench {
         return LockProvider.factory("Spring JdbcLockRegistry", () -> {
             DefaultLockRepository repo =
                     new DefaultLockRepository(ds, UUID.randomUUID().toString());
-            repo.setPrefix("DLBENCH_");
+            repo.setPrefix("DLBENCH_S_");
             repo.setTransactionManager(new DataSourceTransactionManager(ds));
             repo.afterPropertiesSet();
             repo.afterSingletonsInstantiated();
@@ -139,14 +140,14 @@ public final class JdbcBench {
     /** Spring Integration's INT_LOCK table (its schema-mysql.sql / schema-postgresql.sql) under our own prefix. */
     private static void springSchema(DataSource ds, boolean postgres) {
         String ddl =
-                "CREATE TABLE IF NOT EXISTS DLBENCH_LOCK (LOCK_KEY CHAR(36) NOT NULL, REGION VARCHAR(100) NOT NULL,"
+                "CREATE TABLE IF NOT EXISTS DLBENCH_S_LOCK (LOCK_KEY CHAR(36) NOT NULL, REGION VARCHAR(100) NOT NULL,"
                         + " CLIENT_ID CHAR(36), CREATED_DATE " + (postgres ? "TIMESTAMP" : "DATETIME(6)")
-                        + " NOT NULL, constraint DLBENCH_LOCK_PK primary key (LOCK_KEY, REGION))"
+                        + " NOT NULL, constraint DLBENCH_S_LOCK_PK primary key (LOCK_KEY, REGION))"
                         + (postgres ? "" : " ENGINE=InnoDB");
         try (Connection c = ds.getConnection();
                 Statement s = c.createStatement()) {
             s.execute(ddl);
-            s.execute("DELETE FROM DLBENCH_LOCK");
+            s.execute("DELETE FROM DLBENCH_S_LOCK");
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create the Spring lock table: " + e, e);
         }
@@ -155,8 +156,8 @@ public final class JdbcBench {
     private static void cleanup(DataSource ds, String runId) {
         try (Connection c = ds.getConnection();
                 Statement s = c.createStatement()) {
-            s.execute("DELETE FROM DLBENCH_LOCK");
-            s.execute("DELETE FROM dlbench_lock WHERE name LIKE '" + runId + "%'");
+            s.execute("DELETE FROM DLBENCH_S_LOCK");
+            s.execute("DELETE FROM dlbench_d_lock WHERE name LIKE '" + runId + "%'");
         } catch (SQLException e) {
             // leftovers expire with their leases; nothing else to do
         }
