@@ -43,6 +43,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -135,6 +136,7 @@ final class EtcdLockStore implements LockStore {
     private final ReentrantLock sharedLock = new ReentrantLock();
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
     private final Set<EtcdSubscription> subscriptions = ConcurrentHashMap.newKeySet();
+    private final ConcurrentHashMap<String, EtcdSubscription> mirrors = new ConcurrentHashMap<>();
     private volatile @Nullable LeaseRef shared;
     private volatile boolean closed;
 
@@ -180,22 +182,112 @@ final class EtcdLockStore implements LockStore {
         long start = ticker.read();
         String path = keys.ownerKey(key.name(), owner.value());
         boolean watchdogHold = lease == watchdogLease;
+        long comeBack = Math.max(TimeUnit.MILLISECONDS.toNanos(1), lease.toNanos() / 3);
+        Entry known = entries.get(path);
+        if (known != null && (known.granted || known.shared != watchdogHold || known.lease.dead)) {
+            // a grant the engine has given up on (its lease ended locally), or a leftover of another kind
+            dropStale(path, known);
+            known = null;
+        }
+        if (known != null) {
+            EtcdSubscription mirror = mirrors.get(key.name());
+            if (queue
+                    && mirror != null
+                    && start - known.checkedAt < comeBack
+                    && start - known.lease.refreshedAt() < comeBack
+                    && mirror.hasOlderThan(known.revision)) {
+                // the watch shows an older key in the queue: the answer is Busy without asking etcd, and its delete
+                // event will wake us. A grant is always confirmed by etcd below.
+                return Attempt.busy(Duration.ofNanos(comeBack));
+            }
+            Attempt a = recheck(key, path, known, start, lease, queue, comeBack);
+            if (a != null) {
+                return a;
+            }
+            // our queue entry is gone (its lease ran out, or it was deleted behind our back): queue again
+        }
+        return enqueue(key, owner, path, lease, watchdogHold, queue, start, comeBack);
+    }
+
+    /**
+     * A queued waiter's re-check: one read-only transaction (a linearizable read, no Raft write) of its own key and the
+     * head of the queue. Returns null if the waiter's key is gone.
+     */
+    private @Nullable Attempt recheck(
+            LockKey key, String path, Entry known, long start, Duration lease, boolean queue, long comeBack) {
+        CompletableFuture<LeaseKeepAliveResponse> keepAlive = null;
+        long keepAliveSent = 0;
+        if (needsRefresh(known.lease, start)) {
+            keepAliveSent = ticker.read();
+            keepAlive = leases.keepAliveOnce(known.lease.id);
+        }
+        ByteSequence k = bytes(path);
+        TxnResponse r = await(
+                kv.txn()
+                        .Then(Op.get(k, KEY_ONLY), Op.get(bytes(keys.namePrefix(key.name())), HEAD))
+                        .commit(),
+                "acquire");
+        if (keepAlive != null) {
+            try {
+                var unused = await(keepAlive, "keep-alive");
+                known.lease.refreshed(keepAliveSent);
+            } catch (RuntimeException e) {
+                if (!leaseNotFound(e)) {
+                    throw e;
+                }
+                leaseGone(known.lease);
+                entries.remove(path, known);
+                return null; // the key went with the lease
+            }
+        }
+        List<GetResponse> gets = r.getGetResponses();
+        KeyValue mine = first(gets.get(0));
+        if (mine == null || mine.getCreateRevision() != known.revision || mine.getLease() != known.lease.id) {
+            entries.remove(path, known);
+            if (mine != null) {
+                deleteIfRevision(k, mine.getCreateRevision());
+            }
+            return null;
+        }
+        known.checkedAt = start;
+        KeyValue head = first(gets.get(1));
+        if (head != null && head.getCreateRevision() == known.revision) {
+            Entry granted = new Entry(known.revision, known.lease, known.shared, true, start);
+            entries.put(path, granted);
+            if (!known.shared) {
+                scheduleExpiry(path, granted, lease);
+            }
+            return Attempt.acquired(known.revision);
+        }
+        if (!queue) {
+            deleteIfRevision(k, known.revision);
+            entries.remove(path, known);
+            if (!known.shared) {
+                revokeQuietly(known.lease);
+            }
+            return Attempt.busy(lease);
+        }
+        return Attempt.busy(Duration.ofNanos(comeBack));
+    }
+
+    /** Writes the owner's key if it has none (one transaction that also reads the head of the queue). */
+    private Attempt enqueue(
+            LockKey key,
+            OwnerId owner,
+            String path,
+            Duration lease,
+            boolean watchdogHold,
+            boolean queue,
+            long start,
+            long comeBack) {
         LeaseRef fresh = null; // a per-hold lease granted in this call, reused across rounds
         try {
             for (int round = 0; ; round++) {
                 if (round >= 4) {
                     throw new IllegalStateException("etcd: the queue entry " + path + " kept changing under us");
                 }
-                Entry known = entries.get(path);
-                if (known != null && (known.granted || known.shared != watchdogHold || known.lease.dead)) {
-                    // a grant the engine has given up on (its lease ended locally), or a leftover of another kind
-                    dropStale(path, known);
-                    known = null;
-                }
                 LeaseRef leaseRef;
-                if (known != null) {
-                    leaseRef = known.lease;
-                } else if (watchdogHold) {
+                if (watchdogHold) {
                     leaseRef = sharedLease();
                 } else {
                     if (fresh == null || fresh.dead) {
@@ -224,7 +316,7 @@ final class EtcdLockStore implements LockStore {
                                                             .withLeaseId(leaseRef.id)
                                                             .build()),
                                             Op.get(prefix, HEAD))
-                                    .Else(Op.get(k, KEY_ONLY), Op.get(prefix, HEAD))
+                                    .Else(Op.get(k, KEY_ONLY))
                                     .commit(),
                             "acquire");
                     if (keepAlive != null) {
@@ -238,27 +330,19 @@ final class EtcdLockStore implements LockStore {
                     }
                     throw e;
                 }
-                long myRevision;
                 List<GetResponse> gets = r.getGetResponses();
-                if (r.isSucceeded()) {
-                    myRevision = r.getHeader().getRevision();
-                } else {
+                if (!r.isSucceeded()) {
+                    // our key is there but it is not a queue entry we know: a leftover (a failed abandon or release)
                     KeyValue mine = first(gets.get(0));
-                    if (mine == null) {
-                        continue; // deleted between compare and read: cannot happen in one txn, but be safe
+                    if (mine != null) {
+                        deleteIfRevision(k, mine.getCreateRevision());
                     }
-                    myRevision = mine.getCreateRevision();
-                    if (known == null || known.revision != myRevision || mine.getLease() != leaseRef.id) {
-                        // our key is there but it is not the queue entry we know: a leftover (failed abandon)
-                        deleteIfRevision(k, myRevision);
-                        entries.remove(path);
-                        continue;
-                    }
+                    continue;
                 }
-                KeyValue head = first(gets.get(gets.size() - 1));
-                boolean granted = head != null && head.getCreateRevision() == myRevision;
-                if (granted) {
-                    Entry e = new Entry(myRevision, leaseRef, watchdogHold, true);
+                long myRevision = r.getHeader().getRevision();
+                KeyValue head = first(gets.get(0));
+                if (head != null && head.getCreateRevision() == myRevision) {
+                    Entry e = new Entry(myRevision, leaseRef, watchdogHold, true, start);
                     entries.put(path, e);
                     if (!watchdogHold) {
                         scheduleExpiry(path, e, lease);
@@ -268,13 +352,12 @@ final class EtcdLockStore implements LockStore {
                 }
                 if (!queue) {
                     deleteIfRevision(k, myRevision);
-                    entries.remove(path);
                     return Attempt.busy(lease);
                 }
-                entries.put(path, new Entry(myRevision, leaseRef, watchdogHold, false));
+                entries.put(path, new Entry(myRevision, leaseRef, watchdogHold, false, start));
                 fresh = null;
                 // come back within a third of the waiter's lease to keep the queue entry alive
-                return Attempt.busy(Duration.ofNanos(Math.max(1_000_000L, lease.toNanos() / 3)));
+                return Attempt.busy(Duration.ofNanos(comeBack));
             }
         } finally {
             if (fresh != null) {
@@ -447,46 +530,79 @@ final class EtcdLockStore implements LockStore {
     @Override
     public Subscription subscribe(LockKey key, Runnable wakeUp) {
         ensureOpen();
-        ByteSequence prefix = bytes(keys.namePrefix(key.name()));
-        // read a revision first: the watch replays every delete after it, however late the stream is set up
-        GetResponse now = await(
-                kv.get(
-                        prefix,
-                        GetOption.builder().isPrefix(true).withCountOnly(true).build()),
-                "subscribe");
-        EtcdSubscription sub = new EtcdSubscription(prefix, now.getHeader().getRevision() + 1, wakeUp);
+        EtcdSubscription sub = new EtcdSubscription(key.name(), bytes(keys.namePrefix(key.name())), wakeUp);
         subscriptions.add(sub);
-        sub.start();
+        try {
+            sub.start();
+        } catch (RuntimeException e) {
+            sub.close();
+            throw e;
+        }
         return sub;
     }
 
-    /** A prefix watch for delete events that recreates itself if jetcd closes it. */
+    /*
+     * One watch per name on the name's prefix. It starts just after a read of the prefix, so every change after that
+     * read is replayed however late the stream is set up, and it mirrors the queue (the create revisions of the keys
+     * under the prefix) from that read on. Delete events wake the waiters, after the mirror has applied them, so a
+     * waiter that consults the mirror and finds an older key will be woken when that key goes. A watch that jetcd
+     * closes is restarted from a fresh read; until then the mirror is not trusted.
+     */
     private final class EtcdSubscription implements Subscription {
+        private final String name;
         private final ByteSequence prefix;
         private final Runnable wakeUp;
         private final ReentrantLock lock = new ReentrantLock();
-        private long nextRevision;
+        private final TreeMap<Long, ByteSequence> byRevision = new TreeMap<>();
+        private final HashMap<ByteSequence, Long> byKey = new HashMap<>();
+        private boolean healthy;
         private Watch.@Nullable Watcher watcher;
         private boolean closedSub;
 
-        EtcdSubscription(ByteSequence prefix, long nextRevision, Runnable wakeUp) {
+        EtcdSubscription(String name, ByteSequence prefix, Runnable wakeUp) {
+            this.name = name;
             this.prefix = prefix;
-            this.nextRevision = nextRevision;
             this.wakeUp = wakeUp;
         }
 
+        /** Reads the queue, then watches it from just after that read. Blocks for one round trip. */
         void start() {
+            GetResponse snapshot = await(
+                    kv.get(
+                            prefix,
+                            GetOption.builder()
+                                    .isPrefix(true)
+                                    .withKeysOnly(true)
+                                    .build()),
+                    "subscribe");
             lock.lock();
             try {
                 if (closedSub || closed) {
                     return;
                 }
+                byRevision.clear();
+                byKey.clear();
+                for (KeyValue kvp : snapshot.getKvs()) {
+                    byRevision.put(kvp.getCreateRevision(), kvp.getKey());
+                    byKey.put(kvp.getKey(), kvp.getCreateRevision());
+                }
                 WatchOption option = WatchOption.builder()
                         .isPrefix(true)
-                        .withNoPut(true)
-                        .withRevision(nextRevision)
+                        .withRevision(snapshot.getHeader().getRevision() + 1)
                         .build();
                 watcher = watch.watch(prefix, option, Watch.listener(this::onNext, this::onError, this::onDone));
+                healthy = true;
+                mirrors.put(name, this);
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** Whether the mirror holds the key with create revision {@code revision} and an older one. */
+        boolean hasOlderThan(long revision) {
+            lock.lock();
+            try {
+                return healthy && byRevision.containsKey(revision) && byRevision.firstKey() < revision;
             } finally {
                 lock.unlock();
             }
@@ -494,17 +610,23 @@ final class EtcdLockStore implements LockStore {
 
         private void onNext(WatchResponse response) {
             boolean deleted = false;
-            for (WatchEvent event : response.getEvents()) {
-                long rev = event.getKeyValue().getModRevision();
-                lock.lock();
-                try {
-                    nextRevision = Math.max(nextRevision, rev + 1);
-                } finally {
-                    lock.unlock();
+            lock.lock();
+            try {
+                for (WatchEvent event : response.getEvents()) {
+                    KeyValue kvp = event.getKeyValue();
+                    if (event.getEventType() == WatchEvent.EventType.DELETE) {
+                        Long rev = byKey.remove(kvp.getKey());
+                        if (rev != null) {
+                            byRevision.remove(rev);
+                        }
+                        deleted = true;
+                    } else if (event.getEventType() == WatchEvent.EventType.PUT) {
+                        byRevision.put(kvp.getCreateRevision(), kvp.getKey());
+                        byKey.put(kvp.getKey(), kvp.getCreateRevision());
+                    }
                 }
-                if (event.getEventType() == WatchEvent.EventType.DELETE) {
-                    deleted = true;
-                }
+            } finally {
+                lock.unlock();
             }
             if (deleted) {
                 wakeUp.run();
@@ -513,23 +635,27 @@ final class EtcdLockStore implements LockStore {
 
         private void onError(Throwable t) {
             log.debug("distlock: etcd watch on {} failed", prefix, t);
-            wakeUp.run(); // a release may have gone unseen: let the waiters re-check
             Watch.Watcher w;
             lock.lock();
             try {
+                healthy = false;
                 w = watcher;
-                if (t instanceof io.etcd.jetcd.common.exception.CompactedException) {
-                    nextRevision = 0; // from now on; the waiters re-check anyway
-                }
             } finally {
                 lock.unlock();
             }
+            wakeUp.run(); // a release may have gone unseen: let the waiters re-check
             if (w != null && w.isClosed()) {
                 restartLater();
             }
         }
 
         private void onDone() {
+            lock.lock();
+            try {
+                healthy = false;
+            } finally {
+                lock.unlock();
+            }
             restartLater();
         }
 
@@ -538,7 +664,29 @@ final class EtcdLockStore implements LockStore {
                 return;
             }
             try {
-                scheduler.schedule(this::start, 500, TimeUnit.MILLISECONDS);
+                scheduler.schedule(
+                        () -> {
+                            Watch.Watcher old;
+                            lock.lock();
+                            try {
+                                old = watcher;
+                                watcher = null;
+                            } finally {
+                                lock.unlock();
+                            }
+                            if (old != null) {
+                                old.close();
+                            }
+                            try {
+                                start();
+                                wakeUp.run(); // anything may have changed while the watch was down
+                            } catch (RuntimeException e) {
+                                log.debug("distlock: restarting the etcd watch on {} failed", prefix, e);
+                                restartLater();
+                            }
+                        },
+                        500,
+                        TimeUnit.MILLISECONDS);
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 // closing
             }
@@ -550,12 +698,14 @@ final class EtcdLockStore implements LockStore {
             lock.lock();
             try {
                 closedSub = true;
+                healthy = false;
                 w = watcher;
                 watcher = null;
             } finally {
                 lock.unlock();
             }
             subscriptions.remove(this);
+            mirrors.remove(name, this);
             if (w != null) {
                 try {
                     w.close();
@@ -921,13 +1071,15 @@ final class EtcdLockStore implements LockStore {
         final LeaseRef lease;
         final boolean shared;
         final boolean granted;
+        volatile long checkedAt; // ticker reading before the last round trip that saw this key in etcd
         volatile @Nullable ScheduledFuture<?> expiry;
 
-        Entry(long revision, LeaseRef lease, boolean shared, boolean granted) {
+        Entry(long revision, LeaseRef lease, boolean shared, boolean granted, long checkedAt) {
             this.revision = revision;
             this.lease = lease;
             this.shared = shared;
             this.granted = granted;
+            this.checkedAt = checkedAt;
         }
 
         void cancelExpiry() {

@@ -389,6 +389,38 @@ class EtcdLockStoreIT {
         }
     }
 
+    @Test
+    void waiter_ownKeyDeletedBehindItsBack_queuesAgainAndAcquires() throws Exception {
+        LockClient holderClient = client();
+        LockClient waiterClient = client();
+        String name = "requeue-" + UUID.randomUUID();
+        DistributedLock holder = holderClient.lock(name);
+        holder.lock();
+        CountDownLatch acquired = new CountDownLatch(1);
+        Thread t = new Thread(() -> {
+            DistributedLock w = waiterClient.lock(name);
+            w.lock();
+            acquired.countDown();
+            w.unlock();
+        });
+        t.setDaemon(true);
+        t.start();
+        Eventually.within(
+                Timing.seconds(3), "waiter queued", () -> fixture.keysOf(name).size() == 2);
+        KeyValue waiterKey = fixture.keysOf(name).get(1);
+        fixture.client().getKVClient().delete(waiterKey.getKey()).get(5, TimeUnit.SECONDS);
+        Eventually.within(
+                Timing.seconds(3),
+                "waiter queued again",
+                () -> fixture.keysOf(name).size() == 2
+                        && fixture.keysOf(name).get(1).getCreateRevision() > waiterKey.getCreateRevision());
+        holder.unlock();
+        assertThat(acquired.await(Timing.seconds(3).toMillis(), TimeUnit.MILLISECONDS))
+                .isTrue();
+        t.join(Timing.seconds(3).toMillis());
+        assertThat(fixture.keysOf(name)).isEmpty();
+    }
+
     // ---------------------------------------------------------------- operators
 
     @Test
