@@ -2,7 +2,6 @@ package io.distlock.jdbc;
 
 import io.distlock.LockClient;
 import io.distlock.testkit.BackendUnderTest;
-import io.distlock.testkit.ClientFactory;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -149,48 +148,7 @@ abstract class JdbcFixture implements BackendUnderTest {
         }
         TestDatabase.Env e = env();
         return Optional.of(new ChildClient(
-                ChildFactory.class, String.join("\n", e.url, e.user, e.password, e.table, mode().name())));
-    }
-
-    /** Makes a client in a child JVM from "url \n user \n password \n table \n mode". */
-    public static final class ChildFactory implements ClientFactory {
-        @Override
-        public LockClient create(String argument) {
-            String[] parts = argument.split("\n", -1);
-            var pool = TestDatabase.pool(parts[0], parts[1], parts[2], 10);
-            JdbcLockClient client = JdbcLockClient.builder()
-                    .dataSource(pool)
-                    .tableName(parts[3])
-                    .mode(JdbcLockClient.Mode.valueOf(parts[4]))
-                    .build();
-            return new LockClient() {
-                @Override
-                public io.distlock.DistributedLock lock(String name) {
-                    return client.lock(name);
-                }
-
-                @Override
-                public io.distlock.DistributedLock fairLock(String name) {
-                    return client.fairLock(name);
-                }
-
-                @Override
-                public String clientId() {
-                    return client.clientId();
-                }
-
-                @Override
-                public io.distlock.LockAdmin admin() {
-                    return client.admin();
-                }
-
-                @Override
-                public void close() {
-                    client.close();
-                    pool.close();
-                }
-            };
-        }
+                JdbcChildClientFactory.class, String.join("\n", e.url, e.user, e.password, e.table, mode().name())));
     }
 
     int update(String sql, String arg) {

@@ -1,9 +1,10 @@
 package io.distlock.jdbc;
 
 import io.distlock.testkit.AllLockContracts;
+import io.distlock.testkit.MultiProcessContract;
 
-/** Every contract, mode ROW_LOCK on POSTGRESQL. */
-class RowLockPostgresIT extends JdbcFixture implements AllLockContracts {
+/** Every contract, also across processes, mode ROW_LOCK on POSTGRESQL. */
+class RowLockPostgresIT extends JdbcFixture implements AllLockContracts, MultiProcessContract {
     @Override
     TestDatabase database() {
         return TestDatabase.POSTGRESQL;

@@ -1,0 +1,381 @@
+package io.distlock.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.distlock.DistributedLock;
+import io.distlock.DistributedLockException;
+import io.distlock.LockHold;
+import io.distlock.LockLostException;
+import io.distlock.internal.EngineConfig;
+import io.distlock.internal.Ticker;
+import io.distlock.testkit.CounterWorkload;
+import io.distlock.testkit.Eventually;
+import io.distlock.testkit.RecordingLockListener;
+import io.distlock.testkit.Timing;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The failures issue 4 asks to see: clients whose clocks disagree by minutes, a holder whose database session is
+ * killed, and the pool exhaustion of seed 001's {@code FOR UPDATE} lock.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class JdbcSafetyIT {
+    private static final Duration MINUTES_OFF = Duration.ofMinutes(10);
+
+    private final Map<TestDatabase, TestDatabase.Env> envs = new EnumMap<>(TestDatabase.class);
+    private final List<AutoCloseable> closeAfterTest = new CopyOnWriteArrayList<>();
+
+    private TestDatabase.Env env(TestDatabase db) {
+        return envs.computeIfAbsent(db, d -> {
+            TestDatabase.Env e = d.start(JdbcSafetyIT.class);
+            JdbcLockClient.builder()
+                    .dataSource(e.pool)
+                    .tableName(e.table)
+                    .createSchemaIfMissing()
+                    .build()
+                    .close();
+            return e;
+        });
+    }
+
+    @AfterEach
+    void closeClients() throws Exception {
+        for (AutoCloseable c : closeAfterTest) {
+            try {
+                c.close();
+            } catch (RuntimeException e) {
+                // a test may have broken it on purpose
+            }
+        }
+        closeAfterTest.clear();
+    }
+
+    @AfterAll
+    void stopDatabases() {
+        envs.values().forEach(TestDatabase.Env::close);
+    }
+
+    private JdbcLockClient client(
+            TestDatabase db, DataSource ds, JdbcLockClient.Mode mode, Duration lease, Ticker ticker) {
+        JdbcLockClient c = JdbcLockClient.builder()
+                .dataSource(ds)
+                .tableName(env(db).table)
+                .mode(mode)
+                .leaseTime(lease)
+                .engineConfig(EngineConfig.defaults().withTicker(ticker))
+                .build();
+        closeAfterTest.add(c);
+        return c;
+    }
+
+    private static Ticker skewed(Duration offset) {
+        long off = offset.toNanos();
+        return () -> System.nanoTime() + off;
+    }
+
+    // ---------------------------------------------------------------- clocks that disagree by minutes
+
+    @ParameterizedTest
+    @EnumSource(
+            value = TestDatabase.class,
+            names = {"H2_MEM", "MARIADB", "POSTGRESQL"})
+    void skewedClients_fixedLease_expiryIsJudgedByTheDatabaseClock(TestDatabase db) throws Exception {
+        TestDatabase.Env e = env(db);
+        JdbcLockClient ahead =
+                client(db, e.pool, JdbcLockClient.Mode.TABLE, Duration.ofSeconds(30), skewed(MINUTES_OFF));
+        JdbcLockClient behind =
+                client(db, e.pool, JdbcLockClient.Mode.TABLE, Duration.ofSeconds(30), skewed(MINUTES_OFF.negated()));
+        String name = "skew-" + UUID.randomUUID();
+
+        DistributedLock a = ahead.lock(name);
+        DistributedLock b = behind.lock(name);
+        long start = System.nanoTime();
+        assertThat(a.tryLock(0, 2, TimeUnit.SECONDS)).isTrue();
+        assertThat(b.tryLock())
+                .as("a client ten minutes behind still sees the hold")
+                .isFalse();
+        assertThat(b.tryLock(Timing.seconds(10).toMillis(), TimeUnit.MILLISECONDS))
+                .as("granted when the lease ends by database time, not minutes later")
+                .isTrue();
+        long waited = System.nanoTime() - start;
+        assertThat(waited)
+                .as("not before the 2 s lease ended")
+                .isGreaterThanOrEqualTo(Duration.ofMillis(1900).toNanos());
+        assertThat(a.tryLock())
+                .as("a client ten minutes ahead does not think the new hold expired")
+                .isFalse();
+        assertThat(b.fencingToken()).isPositive();
+        b.unlock();
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+            value = TestDatabase.class,
+            names = {"H2_MEM", "MARIADB", "POSTGRESQL"})
+    void skewedClients_contendedCounter_neverGrantTwice(TestDatabase db) {
+        TestDatabase.Env e = env(db);
+        Duration lease = Duration.ofMillis(1500); // short, so that the watchdog renews many times during the run
+        JdbcLockClient ahead = client(db, e.pool, JdbcLockClient.Mode.TABLE, lease, skewed(MINUTES_OFF));
+        JdbcLockClient behind = client(db, e.pool, JdbcLockClient.Mode.TABLE, lease, skewed(MINUTES_OFF.negated()));
+        String name = "skew-counter-" + UUID.randomUUID();
+        List<DistributedLock> locks = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            locks.add(ahead.lock(name));
+            locks.add(behind.lock(name));
+        }
+        CounterWorkload.Result r = CounterWorkload.run(locks, Duration.ofSeconds(4), Duration.ofMillis(2));
+        assertThat(r.increments()).as("the workload made progress").isPositive();
+        assertThat(r.maxInside()).as("threads inside at once").isEqualTo(1);
+        assertThat(r.rejected()).as("stale fencing tokens").isZero();
+        assertThat(r.lostIncrements()).isZero();
+        assertThat(r.perThread()).as("both skewed clients got the lock").allMatch(n -> n > 0);
+    }
+
+    // ---------------------------------------------------------------- the holder's session is killed
+
+    @ParameterizedTest
+    @EnumSource(
+            value = TestDatabase.class,
+            names = {"MARIADB", "POSTGRESQL"})
+    void table_holderSessionsKilled_holdSurvives_untilItCannotRenew_thenLostAndReported(TestDatabase db)
+            throws Exception {
+        TestDatabase.Env e = env(db);
+        SessionTracking holderPool = new SessionTracking(TestDatabase.pool(e.url, e.user, e.password, 4), db);
+        closeAfterTest.add(holderPool);
+        Duration lease = Duration.ofMillis(1500);
+        JdbcLockClient holder = client(db, holderPool, JdbcLockClient.Mode.TABLE, lease, Ticker.system());
+        JdbcLockClient other = client(db, e.pool, JdbcLockClient.Mode.TABLE, lease, Ticker.system());
+        String name = "killed-" + UUID.randomUUID();
+        DistributedLock lock = holder.lock(name);
+        RecordingLockListener listener = new RecordingLockListener();
+        lock.addListener(listener);
+        lock.lock();
+        long token = lock.fencingToken();
+
+        holderPool.killAll(e); // every server session of the holder's pool
+        Timing.sleep(lease.multipliedBy(2));
+        assertThat(lock.isHeldByCurrentThread())
+                .as("a TABLE hold lives in the table, not in a session: renewal reconnects")
+                .isTrue();
+        assertThat(other.lock(name).tryLock()).isFalse();
+
+        holderPool.cut = true; // the holder cannot reach the database any more
+        holderPool.killAll(e);
+        Eventually.within(
+                Timing.seconds(5), "holder told lost", () -> listener.lost().contains(token));
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+        DistributedLock next = other.lock(name);
+        assertThat(next.tryLock(Timing.seconds(5).toMillis(), TimeUnit.MILLISECONDS))
+                .as("the database expired the hold")
+                .isTrue();
+        assertThat(next.fencingToken()).isGreaterThan(token);
+        holderPool.cut = false;
+        assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
+        next.unlock();
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = SessionCase.class)
+    void sessionModes_holderSessionKilled_lockReleased_andHolderToldLost(SessionCase c) throws Exception {
+        TestDatabase.Env e = env(c.db);
+        Duration lease = Duration.ofMillis(1500);
+        JdbcLockClient holder = client(c.db, e.pool, c.mode, lease, Ticker.system());
+        JdbcLockClient other = client(c.db, e.pool, c.mode, lease, Ticker.system());
+        String name = "killed-" + UUID.randomUUID();
+        DistributedLock lock = holder.lock(name);
+        RecordingLockListener listener = new RecordingLockListener();
+        lock.addListener(listener);
+        lock.lock();
+        long token = lock.fencingToken();
+        DistributedLock next = other.lock(name);
+        assertThat(next.tryLock()).isFalse();
+
+        List<Long> sessions = ((JdbcSessionLockStore) holder.store()).sessionIds(name);
+        assertThat(sessions).hasSize(1);
+        e.execute(
+                c.db == TestDatabase.POSTGRESQL
+                        ? "SELECT pg_terminate_backend(" + sessions.get(0) + ")"
+                        : "KILL CONNECTION " + sessions.get(0));
+
+        long killed = System.nanoTime();
+        assertThat(next.tryLock(Timing.seconds(5).toMillis(), TimeUnit.MILLISECONDS))
+                .as("the database released the lock with the session")
+                .isTrue();
+        assertThat(System.nanoTime() - killed)
+                .as("released at once, with no lease to wait out")
+                .isLessThan(Timing.seconds(3).toNanos());
+        assertThat(next.fencingToken()).isGreaterThan(token);
+        Eventually.within(Timing.seconds(3), "holder told lost at its next renewal", () -> listener.lost()
+                .contains(token));
+        assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
+        next.unlock();
+    }
+
+    enum SessionCase {
+        ROW_LOCK_MARIADB(TestDatabase.MARIADB, JdbcLockClient.Mode.ROW_LOCK),
+        ROW_LOCK_POSTGRESQL(TestDatabase.POSTGRESQL, JdbcLockClient.Mode.ROW_LOCK),
+        ADVISORY_MARIADB(TestDatabase.MARIADB, JdbcLockClient.Mode.ADVISORY),
+        ADVISORY_POSTGRESQL(TestDatabase.POSTGRESQL, JdbcLockClient.Mode.ADVISORY);
+
+        final TestDatabase db;
+        final JdbcLockClient.Mode mode;
+
+        SessionCase(TestDatabase db, JdbcLockClient.Mode mode) {
+            this.db = db;
+            this.mode = mode;
+        }
+    }
+
+    // ---------------------------------------------------------------- seed 001: FOR UPDATE pins a pooled connection
+
+    @ParameterizedTest
+    @EnumSource(
+            value = TestDatabase.class,
+            names = {"MARIADB", "POSTGRESQL"})
+    void rowLock_moreHoldsThanPinnedConnections_failsAtOnce_withClearError_poolStillServes(TestDatabase db)
+            throws Exception {
+        TestDatabase.Env e = env(db);
+        // a small pool whose own timeout (30 s) is what seed 001's lock would hang on
+        HikariDataSource pool = TestDatabase.pool(e.url, e.user, e.password, 3);
+        pool.setConnectionTimeout(30_000);
+        closeAfterTest.add(pool);
+        JdbcLockClient rowLocks = JdbcLockClient.builder()
+                .dataSource(pool)
+                .tableName(e.table)
+                .mode(JdbcLockClient.Mode.ROW_LOCK)
+                .maxPinnedConnections(2)
+                .build();
+        closeAfterTest.add(rowLocks);
+        String prefix = "pinned-" + UUID.randomUUID() + "-";
+        List<LockHold> holds = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            Optional<LockHold> h = rowLocks.lock(prefix + i).tryAcquire(Duration.ZERO);
+            assertThat(h).isPresent();
+            holds.add(h.orElseThrow());
+        }
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> rowLocks.lock(prefix + "2").tryAcquire(Duration.ofSeconds(5)))
+                .isInstanceOf(DistributedLockException.class)
+                .hasMessageContaining("maxPinnedConnections")
+                .hasMessageContaining("pins 2");
+        assertThat(System.nanoTime() - start)
+                .as("fails at once, not at the pool's timeout")
+                .isLessThan(Timing.seconds(2).toNanos());
+        // the pool still has a connection for everything else the application and the client do
+        assertThat(rowLocks.admin().inspect(prefix + "0")).isPresent();
+        try (Connection c = pool.getConnection()) {
+            assertThat(c.isValid(1)).isTrue();
+        }
+        holds.get(0).release();
+        Optional<LockHold> third = rowLocks.lock(prefix + "2").tryAcquire(Duration.ZERO);
+        assertThat(third).as("a released hold gives its connection back").isPresent();
+        third.orElseThrow().release();
+        holds.get(1).release();
+    }
+
+    /** A pool that remembers the server session of every connection it hands out, and can refuse connections. */
+    static final class SessionTracking implements DataSource, AutoCloseable {
+        private final HikariDataSource pool;
+        private final TestDatabase db;
+        private final List<Long> sessions = new CopyOnWriteArrayList<>();
+        volatile boolean cut;
+
+        SessionTracking(HikariDataSource pool, TestDatabase db) {
+            this.pool = pool;
+            this.db = db;
+        }
+
+        @Override
+        public Connection getConnection() throws SQLException {
+            if (cut) {
+                throw new SQLException("network cut by the test", "08001");
+            }
+            Connection c = pool.getConnection();
+            long id = Dialect.queryLong(
+                    c, db == TestDatabase.POSTGRESQL ? "SELECT pg_backend_pid()" : "SELECT CONNECTION_ID()");
+            if (!sessions.contains(id)) {
+                sessions.add(id);
+            }
+            return c;
+        }
+
+        void killAll(TestDatabase.Env e) {
+            for (long id : sessions) {
+                try {
+                    e.execute(
+                            db == TestDatabase.POSTGRESQL
+                                    ? "SELECT pg_terminate_backend(" + id + ")"
+                                    : "KILL CONNECTION " + id);
+                } catch (RuntimeException ignored) {
+                    // already gone
+                }
+            }
+            sessions.clear();
+        }
+
+        @Override
+        public Connection getConnection(String username, String password) throws SQLException {
+            return getConnection();
+        }
+
+        @Override
+        public PrintWriter getLogWriter() throws SQLException {
+            return pool.getLogWriter();
+        }
+
+        @Override
+        public void setLogWriter(PrintWriter out) throws SQLException {
+            pool.setLogWriter(out);
+        }
+
+        @Override
+        public void setLoginTimeout(int seconds) throws SQLException {
+            pool.setLoginTimeout(seconds);
+        }
+
+        @Override
+        public int getLoginTimeout() throws SQLException {
+            return pool.getLoginTimeout();
+        }
+
+        @Override
+        public Logger getParentLogger() {
+            return Logger.getLogger("distlock");
+        }
+
+        @Override
+        public <T> T unwrap(Class<T> iface) throws SQLException {
+            return pool.unwrap(iface);
+        }
+
+        @Override
+        public boolean isWrapperFor(Class<?> iface) throws SQLException {
+            return pool.isWrapperFor(iface);
+        }
+
+        @Override
+        public void close() {
+            pool.close();
+        }
+    }
+}
