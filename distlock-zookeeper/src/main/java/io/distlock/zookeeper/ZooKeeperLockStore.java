@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -20,11 +21,15 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
@@ -90,6 +95,8 @@ final class ZooKeeperLockStore implements LockStore {
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperLockStore.class);
     private static final int MAX_TRIES = 8;
     private static final int MAX_OPS_PER_MULTI = 1000;
+    /** How long tryAcquire waits for the event of its own new entry before it reads the queue itself. */
+    private static final long MIRROR_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private final CuratorFramework curator;
     private final boolean ownsCurator;
@@ -98,6 +105,7 @@ final class ZooKeeperLockStore implements LockStore {
     private final ConcurrentHashMap<EntryId, Entry> entries = new ConcurrentHashMap<>();
     private final Set<EntryId> uncertain = ConcurrentHashMap.newKeySet();
     private final Set<Sub> subscriptions = ConcurrentHashMap.newKeySet();
+    private final ConcurrentHashMap<String, Sub> subscriptionsByPath = new ConcurrentHashMap<>();
     private final AtomicLong epoch = new AtomicLong();
     private final ConnectionStateListener stateListener = this::stateChanged;
     private final ExecutorService background;
@@ -151,13 +159,21 @@ final class ZooKeeperLockStore implements LockStore {
             EntryId id = new EntryId(key.name(), owner.value());
             String lockPath = lockPath(key);
             String tag = ZkNames.ownerTag(owner.value());
+            boolean lockNodeMissing = false;
             for (int tries = 0; tries < MAX_TRIES; tries++) {
+                ensureOpen();
                 long epochAtStart = epoch.get();
                 Entry mine = entries.get(id);
+                Sub sub = subscriptionsByPath.get(lockPath);
                 if (mine == null) {
-                    Entry alone = createWithLockNode(key, owner, lockPath, epochAtStart);
+                    // a lock node known to be in use makes the one-round-trip create fail: skip it
+                    Entry alone = lockNodeMissing || sub == null || !sub.knownBusy()
+                            ? createWithLockNode(key, owner, lockPath, epochAtStart)
+                            : null;
+                    lockNodeMissing = false;
                     if (alone != null) {
                         entries.put(id, alone);
+                        dropIfClosed(id, alone);
                         return Attempt.acquired(alone.czxid());
                     }
                     if (!queue && othersQueued(children(lockPath), tag)) {
@@ -165,9 +181,22 @@ final class ZooKeeperLockStore implements LockStore {
                     }
                     mine = createEntry(owner, lockPath, epochAtStart);
                     if (mine == null) {
-                        continue; // the lock node was reaped in between
+                        lockNodeMissing = true; // reaped or released in between
+                        continue;
                     }
                     entries.put(id, mine);
+                    dropIfClosed(id, mine);
+                }
+                if (queue && sub != null && mine.session() == sessionId()) {
+                    Boolean heads = sub.heads(ZKPaths.getNodeFromPath(mine.path()), tag, MIRROR_WAIT_NANOS);
+                    if (heads != null) {
+                        if (heads) {
+                            Entry held = mine.granted(epochAtStart, false);
+                            entries.put(id, held);
+                            return Attempt.acquired(held.czxid());
+                        }
+                        return Attempt.busy(retryWithin);
+                    }
                 }
                 List<ZkNames.Entry> queueNow = children(lockPath);
                 ZkNames.Entry first = null;
@@ -220,6 +249,21 @@ final class ZooKeeperLockStore implements LockStore {
             }
             throw new IllegalStateException("lock node " + lockPath + " kept changing under " + MAX_TRIES + " tries");
         });
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("the ZooKeeper lock store is closed");
+        }
+    }
+
+    /** An entry created while close() ran is not in close()'s list: delete it here. */
+    private void dropIfClosed(EntryId id, Entry created) throws Exception {
+        if (closed) {
+            entries.remove(id, created);
+            curator.delete().guaranteed().inBackground().forPath(created.path());
+            ensureOpen();
+        }
     }
 
     /** The one-round-trip path: creates lock node and entry together; null if the lock node exists. */
@@ -415,6 +459,7 @@ final class ZooKeeperLockStore implements LockStore {
     public Subscription subscribe(LockKey key, Runnable wakeUp) {
         Sub sub = new Sub(lockPath(key), wakeUp);
         subscriptions.add(sub);
+        subscriptionsByPath.put(sub.path, sub);
         try {
             sub.register();
         } catch (KeeperException.ConnectionLossException
@@ -425,6 +470,7 @@ final class ZooKeeperLockStore implements LockStore {
             log.debug("distlock: watch on {} deferred until the reconnect", sub.path, e);
         } catch (Exception e) {
             subscriptions.remove(sub);
+            subscriptionsByPath.remove(sub.path, sub);
             run("subscribe", () -> {
                 throw e;
             });
@@ -578,7 +624,10 @@ final class ZooKeeperLockStore implements LockStore {
 
     private void stateChanged(CuratorFramework client, ConnectionState state) {
         switch (state) {
-            case SUSPENDED, LOST -> epoch.incrementAndGet();
+            case SUSPENDED, LOST -> {
+                epoch.incrementAndGet();
+                subscriptions.forEach(Sub::invalidate);
+            }
             case RECONNECTED -> submit(this::afterReconnect);
             default -> {}
         }
@@ -587,7 +636,9 @@ final class ZooKeeperLockStore implements LockStore {
     private void afterReconnect() {
         for (Sub sub : List.copyOf(subscriptions)) {
             try {
-                sub.register(); // persistent watches do not survive a new session; adding one twice is harmless
+                // persistent watches do not survive a new session (adding one twice is harmless), and events may
+                // have been missed while disconnected: watch again and read a new snapshot
+                sub.register();
             } catch (Exception e) {
                 log.warn("distlock: could not watch {} again after a reconnect", sub.path, e);
             }
@@ -614,33 +665,181 @@ final class ZooKeeperLockStore implements LockStore {
         }
     }
 
-    /** One persistent watch on a lock node; wakes the engine on any change of the queue. */
+    /**
+     * One persistent recursive watch on a lock node. It wakes the engine when an entry is deleted, and mirrors the
+     * queue: a snapshot read through the same ordered event stream as the watch events, then every creation and
+     * deletion applied in order. While valid, the mirror is the queue as of the last event seen, so "my entry is
+     * first" read from it is a fact (entries leave the head only by deletion), and tryAcquire needs no round trip.
+     * It turns invalid on any connection trouble, and is read again after the reconnect.
+     */
     private final class Sub implements Subscription, Watcher {
         final String path;
         private final Runnable wakeUp;
         private volatile boolean open = true;
+        private final ReentrantLock mutex = new ReentrantLock();
+        private final Condition changed = mutex.newCondition();
+        /** The queue by sequence, or null while unknown; guarded by mutex. */
+        private @Nullable TreeSet<ZkNames.Entry> queue;
+        /** Bumped whenever the mirror is dropped, so a snapshot asked for earlier is not installed; guarded by mutex. */
+        private long generation;
 
         Sub(String path, Runnable wakeUp) {
             this.path = path;
             this.wakeUp = wakeUp;
         }
 
+        /** Adds the watch, then asks for a snapshot; the registration is in force when this returns. */
         void register() throws Exception {
-            if (open) {
-                curator.watchers()
-                        .add()
-                        .withMode(AddWatchMode.PERSISTENT)
-                        .usingWatcher(this)
-                        .forPath(path);
+            if (!open) {
+                return;
+            }
+            curator.watchers()
+                    .add()
+                    .withMode(AddWatchMode.PERSISTENT_RECURSIVE)
+                    .usingWatcher(this)
+                    .forPath(path);
+            requestSnapshot();
+        }
+
+        private void requestSnapshot() throws Exception {
+            long asked;
+            mutex.lock();
+            try {
+                queue = null;
+                asked = ++generation;
+            } finally {
+                mutex.unlock();
+            }
+            // an asynchronous read is answered on the event thread, in order with the watch events
+            curator.getZookeeperClient()
+                    .getZooKeeper()
+                    .getChildren(
+                            ZKPaths.fixForNamespace(curator.getNamespace(), path),
+                            false,
+                            (rc, p, ctx, children) -> installSnapshot(asked, rc, children),
+                            null);
+        }
+
+        private void installSnapshot(long asked, int rc, @Nullable List<String> children) {
+            mutex.lock();
+            try {
+                if (asked != generation) {
+                    return;
+                }
+                if (rc == KeeperException.Code.OK.intValue() && children != null) {
+                    TreeSet<ZkNames.Entry> q = new TreeSet<>(QUEUE_ORDER);
+                    for (String child : children) {
+                        ZkNames.Entry e = ZkNames.entry(child);
+                        if (e != null) {
+                            q.add(e);
+                        }
+                    }
+                    queue = q;
+                } else if (rc == KeeperException.Code.NONODE.intValue()) {
+                    queue = new TreeSet<>(QUEUE_ORDER);
+                }
+                changed.signalAll();
+            } finally {
+                mutex.unlock();
+            }
+            wake();
+        }
+
+        /** Forgets the mirror: events may be lost from here on. */
+        void invalidate() {
+            mutex.lock();
+            try {
+                queue = null;
+                generation++;
+            } finally {
+                mutex.unlock();
             }
         }
 
         @Override
         public void process(WatchedEvent event) {
-            // connection events are handled by the state listener: waking waiters while disconnected only makes
-            // their re-checks wait for the connection
-            if (event.getType() != Event.EventType.None) {
+            Event.EventType type = event.getType();
+            if (type == Event.EventType.None) {
+                if (event.getState() != Event.KeeperState.SyncConnected) {
+                    invalidate();
+                }
+                return; // the state listener asks for a new snapshot after the reconnect
+            }
+            String eventPath = event.getPath();
+            if (eventPath == null || !(type == Event.EventType.NodeCreated || type == Event.EventType.NodeDeleted)) {
+                return;
+            }
+            boolean deleted = type == Event.EventType.NodeDeleted;
+            mutex.lock();
+            try {
+                TreeSet<ZkNames.Entry> q = queue;
+                if (q != null) {
+                    if (eventPath.equals(path)) {
+                        if (deleted) {
+                            q.clear();
+                        }
+                    } else if (ZKPaths.getPathAndNode(eventPath).getPath().equals(path)) {
+                        ZkNames.Entry e = ZkNames.entry(ZKPaths.getNodeFromPath(eventPath));
+                        if (e != null) {
+                            if (deleted) {
+                                q.remove(e);
+                            } else {
+                                q.add(e);
+                            }
+                        }
+                    }
+                    changed.signalAll();
+                }
+            } finally {
+                mutex.unlock();
+            }
+            if (deleted) {
                 wake();
+            }
+        }
+
+        /**
+         * Whether {@code node} heads the queue (TRUE), waits behind another owner's entry (FALSE), or the mirror
+         * cannot tell (null: unknown, {@code node} not seen yet within {@code waitNanos}, or a duplicate entry of the
+         * owner ahead of it).
+         */
+        @Nullable
+        Boolean heads(String node, String tag, long waitNanos) throws InterruptedException {
+            mutex.lock();
+            try {
+                long left = waitNanos;
+                for (; ; ) {
+                    TreeSet<ZkNames.Entry> q = queue;
+                    if (q == null) {
+                        return null;
+                    }
+                    for (ZkNames.Entry e : q) {
+                        if (e.node().equals(node)) {
+                            return e == q.first();
+                        }
+                        if (e.ownerTag().equals(tag)) {
+                            return null; // an earlier entry of ours: let the round-trip path sort it out
+                        }
+                    }
+                    if (left <= 0) {
+                        return null;
+                    }
+                    // our create's answer can overtake its event on the way to the event thread
+                    left = changed.awaitNanos(left);
+                }
+            } finally {
+                mutex.unlock();
+            }
+        }
+
+        /** Whether the mirror knows the lock node to exist with entries in it. */
+        boolean knownBusy() {
+            mutex.lock();
+            try {
+                TreeSet<ZkNames.Entry> q = queue;
+                return q != null && !q.isEmpty();
+            } finally {
+                mutex.unlock();
             }
         }
 
@@ -660,7 +859,9 @@ final class ZooKeeperLockStore implements LockStore {
                 return;
             }
             open = false;
+            invalidate();
             subscriptions.remove(this);
+            subscriptionsByPath.remove(path, this);
             try {
                 curator.watchers()
                         .remove(this)
@@ -673,6 +874,9 @@ final class ZooKeeperLockStore implements LockStore {
             }
         }
     }
+
+    private static final Comparator<ZkNames.Entry> QUEUE_ORDER =
+            Comparator.comparingLong(ZkNames.Entry::sequence).thenComparing(ZkNames.Entry::node);
 
     // ---------------------------------------------------------------- helpers
 
