@@ -62,19 +62,23 @@ import org.slf4j.LoggerFactory;
  * Overview
  *
  * Keys. Every owner that holds or waits for a lock has its own key <namespace><encoded name>/<owner> (EtcdKeys), whose
- * value is the owner id and which is bound to an etcd lease. The keys of one name form a queue ordered by their
+ * value names the owner and its nominal lease ("lease=30000ms owner=..."), bound to an etcd lease. The keys of one name form a queue ordered by their
  * create revision: the owner whose key has the lowest create revision under the name's prefix holds the lock, every
  * other key is a waiter (FIFO by construction, as in etcd's own concurrency.Mutex). The holder's create revision is
  * the fencing token: etcd's revision is one counter for the whole keyspace that only grows, and a key created later
  * always has a greater create revision, so every grant's token is greater than every earlier grant's, across client
  * and server restarts that keep the data.
  *
- * Acquire is one transaction: if our key does not exist (create_revision == 0) put it with its lease, then read the
- * lowest key of the prefix; otherwise read our key and the lowest key. Reads inside an etcd transaction see the
- * transaction's own put, so one round trip both enqueues and answers "am I the head?". A non-queued attempt that is not
- * the head deletes its key again before it answers Busy (owner-checked by create revision), so it leaves nothing. A
- * queued waiter keeps its key; abandon deletes it, which also deletes a grant the engine never saw (a waiter that gave
- * up can never become the holder later: jetcd issue #291).
+ * Acquire is one transaction: if our key does not exist (create_revision == 0) put it with its lease and read the
+ * lowest key of the prefix (reads inside an etcd transaction see the transaction's own put, so one round trip both
+ * enqueues and answers "am I the head?"); otherwise read our key. A non-queued attempt that is not the head deletes its
+ * key again before it answers Busy (owner-checked by create revision), so it leaves nothing. A queued waiter keeps its
+ * key and re-checks with a read-only transaction (its key and the head: a linearizable read, no Raft write); when the
+ * watch's mirror of the queue still shows an older key it answers Busy without a round trip, since the delete of that
+ * key will wake it. A grant is always confirmed by etcd. abandon deletes the waiter's key, which also deletes a grant
+ * the engine never saw: a waiter that gave up can never become the holder later (jetcd issue #291). A key of ours that
+ * we do not know (a failed abandon or release, a grant the engine has given up on) is deleted, owner-checked by its
+ * create revision, before we queue again, so a fresh acquisition always gets a fresh, greater token.
  *
  * Leases. Holds renewed by the engine's watchdog, and their waiters, share one lease per client, granted lazily; the
  * engine marks them by passing the very Duration instance of EngineConfig.watchdogLease (identity, not equality: a
@@ -92,12 +96,12 @@ import org.slf4j.LoggerFactory;
  * kept alive in the same round trip as the transaction. The shared lease has one second of slack (TTL = lease + 1 s,
  * rounded up) and is kept alive with the transaction whenever its last confirmed keep-alive is older than half that
  * slack, so an acquire on a busy client usually costs one round trip. Queued waiters come back at least every third of
- * their lease (Busy.retryWithin) and keep their lease alive then, so a waiter whose process died is evicted within
- * about one lease.
+ * their lease (Busy.retryWithin) and keep their lease alive then, so a waiter whose process died is evicted when its
+ * lease runs out (the lease plus one second for the shared lease).
  *
- * Wake-ups: one watch per name on the name's prefix, delete events only, starting just after a revision read when
- * subscribing, so a release after that read is delivered even if the watch is created later; a watch that jetcd gives
- * up on is recreated from the last revision seen.
+ * Wake-ups: one watch per name on the name's prefix, started just after a read of the prefix, so every change after
+ * that read is replayed however late the stream is set up; delete events wake the waiters. The same events keep the
+ * mirror of the queue that waiters consult. A watch that jetcd gives up on is restarted from a fresh read.
  */
 final class EtcdLockStore implements LockStore {
     private static final Logger log = LoggerFactory.getLogger(EtcdLockStore.class);
