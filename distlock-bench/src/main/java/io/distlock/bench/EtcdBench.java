@@ -50,21 +50,34 @@ public final class EtcdBench {
         report.title("etcd — " + endpoints);
         report.environment("start");
         Client admin = Client.builder().endpoints(endpoints.split(",")).build();
+        Requests requests = new Requests(endpoints.split(",")[0]);
         try {
+            warm(admin, ns);
             List<LockProvider.Factory> fs = List.of(distlock(endpoints, ns), jetcd(endpoints, ns));
             List<Result> unc = new ArrayList<>();
             unc.add(raw(admin, ns, timing));
             for (LockProvider.Factory f : fs) {
-                unc.add(Scenarios.uncontended(f, "u", timing));
+                unc.add(requests.counted("uncontended", w -> Scenarios.uncontended(f, "u", timing, w)));
             }
+            unc.add(requests.counted(
+                    "uncontended", w -> Scenarios.uncontended(jetcdLeasePerLock(endpoints, ns), "u", timing, w)));
             report.section("Uncontended acquire+release, 1 thread");
             report.table(unc, false);
             List<Result> one = new ArrayList<>();
             for (LockProvider.Factory f : fs) {
-                one.add(Scenarios.oneKeyOneClient(f, "k1", THREADS, timing));
+                one.add(requests.counted(
+                        "one key, 8 threads", w -> Scenarios.oneKeyOneClient(f, "k1", THREADS, timing, w)));
             }
             report.section("One key, 8 threads, one client");
             report.table(one, true);
+            report.section("etcd requests per acquire+release (grpc_server_handled_total from /metrics)");
+            report.line("Unary gRPC calls the server handled during the measured window, divided by the operations"
+                    + " in it; streams (Watch, LeaseKeepAlive) are opened once and not counted. Exact only when nothing"
+                    + " else uses this etcd during the window.");
+            report.line("");
+            report.line("| scenario | implementation | requests / op | by method |");
+            report.line("| --- | --- | ---: | --- |");
+            requests.rows.forEach(report::line);
             report.environment("end");
             report.section("Targets (issue 6)");
             report.targetHeader();
@@ -88,6 +101,87 @@ public final class EtcdBench {
                 report.line("- cleanup of " + ns + " failed: " + e);
             }
             admin.close();
+        }
+    }
+
+    /** Counts the unary requests the etcd server handled, from its Prometheus metrics. */
+    static final class Requests {
+        private final java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        private final java.net.URI metrics;
+        final List<String> rows = new ArrayList<>();
+
+        Requests(String endpoint) {
+            this.metrics = java.net.URI.create(endpoint.replaceAll("/+$", "") + "/metrics");
+        }
+
+        java.util.Map<String, Long> snapshot() {
+            java.util.Map<String, Long> m = new java.util.TreeMap<>();
+            try {
+                String body = http.send(
+                                java.net.http.HttpRequest.newBuilder(metrics).build(),
+                                java.net.http.HttpResponse.BodyHandlers.ofString())
+                        .body();
+                for (String line : body.split("\n")) {
+                    if (line.startsWith("grpc_server_handled_total{") && line.contains("grpc_type=\"unary\"")) {
+                        int at = line.indexOf("grpc_method=\"") + 13;
+                        String method = line.substring(at, line.indexOf('"', at));
+                        long v = (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                        m.merge(method, v, Long::sum);
+                    }
+                }
+            } catch (java.io.IOException e) {
+                return m;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return m;
+        }
+
+        Result counted(String scenario, java.util.function.Function<Scenarios.Window, Result> run) {
+            java.util.Map<String, Long>[] snaps = newPair();
+            Result r = run.apply(new Scenarios.Window() {
+                @Override
+                public void start() {
+                    snaps[0] = snapshot();
+                }
+
+                @Override
+                public void end() {
+                    snaps[1] = snapshot();
+                }
+            });
+            java.util.Map<String, Long> delta = new java.util.TreeMap<>();
+            snaps[1].forEach((k, v) -> {
+                long d = v - snaps[0].getOrDefault(k, 0L);
+                if (d != 0) {
+                    delta.put(k, d);
+                }
+            });
+            long total = delta.values().stream().mapToLong(Long::longValue).sum();
+            rows.add(String.format(
+                    java.util.Locale.ROOT,
+                    "| %s | %s | %.2f | %s |",
+                    scenario,
+                    r.label(),
+                    total / (double) Math.max(1, r.ops()),
+                    delta));
+            return r;
+        }
+
+        @SuppressWarnings("unchecked")
+        private static java.util.Map<String, Long>[] newPair() {
+            return new java.util.Map[] {java.util.Map.of(), java.util.Map.of()};
+        }
+    }
+
+    private static void warm(Client admin, String ns) {
+        try {
+            admin.getKVClient().get(bytes(ns + "warm")).get(30, TimeUnit.SECONDS); // connect before measuring
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("etcd does not answer: " + e, e);
         }
     }
 
@@ -154,6 +248,36 @@ public final class EtcdBench {
         });
     }
 
+    /** jetcd the way its examples use it: a lease granted for each lock and revoked after the release. */
+    static LockProvider.Factory jetcdLeasePerLock(String endpoints, String ns) {
+        return LockProvider.factory("jetcd Lock (lease granted+revoked per lock)", () -> {
+            Client c = Client.builder().endpoints(endpoints.split(",")).build();
+            return RedisBench.provider(
+                    name ->
+                            new JetcdLock(c, bytes(ns + "jetcd-l/" + name), () -> {
+                                try {
+                                    return c.getLeaseClient()
+                                            .grant(30)
+                                            .get(10, TimeUnit.SECONDS)
+                                            .getID();
+                                } catch (Exception e) {
+                                    throw new IllegalStateException("lease grant failed: " + e, e);
+                                }
+                            }) {
+                                @Override
+                                public void unlock() {
+                                    super.unlock();
+                                    try {
+                                        c.getLeaseClient().revoke(lastLease()).get(10, TimeUnit.SECONDS);
+                                    } catch (Exception e) {
+                                        throw new IllegalStateException("lease revoke failed: " + e, e);
+                                    }
+                                }
+                            },
+                    c::close);
+        });
+    }
+
     private static final class Ignore implements StreamObserver<LeaseKeepAliveResponse> {
         @Override
         public void onNext(LeaseKeepAliveResponse value) {}
@@ -166,11 +290,12 @@ public final class EtcdBench {
     }
 
     /** jetcd's Lock client as a {@link Lock}: lock(name, lease) then unlock(ownership key). */
-    static final class JetcdLock implements Lock {
+    static class JetcdLock implements Lock {
         private final Client client;
         private final ByteSequence name;
         private final java.util.function.LongSupplier lease;
         private ByteSequence key = ByteSequence.EMPTY;
+        private long leaseId;
 
         JetcdLock(Client client, ByteSequence name, java.util.function.LongSupplier lease) {
             this.client = client;
@@ -181,13 +306,18 @@ public final class EtcdBench {
         @Override
         public void lock() {
             try {
+                leaseId = lease.getAsLong();
                 key = client.getLockClient()
-                        .lock(name, lease.getAsLong())
+                        .lock(name, leaseId)
                         .get(60, TimeUnit.SECONDS)
                         .getKey();
             } catch (Exception e) {
                 throw new IllegalStateException("jetcd lock failed: " + e, e);
             }
+        }
+
+        long lastLease() {
+            return leaseId;
         }
 
         @Override

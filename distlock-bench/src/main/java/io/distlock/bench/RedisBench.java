@@ -226,7 +226,7 @@ public final class RedisBench {
         unc.add(ping());
         for (LockProvider.Factory f :
                 List.of(bare(), distlock(), redisson(false, false), redisson(true, false), spring())) {
-            unc.add(Scenarios.uncontended(f, "u", timing));
+            unc.add(counted("uncontended", w -> Scenarios.uncontended(f, "u", timing, w)));
         }
         report.table(unc, false);
 
@@ -241,14 +241,14 @@ public final class RedisBench {
         report.section("One key, 8 threads, ONE client");
         List<Result> oneClient = new ArrayList<>();
         for (LockProvider.Factory f : List.of(distlock(), redisson(false, false), redisson(true, false), spring())) {
-            oneClient.add(Scenarios.oneKeyOneClient(f, "k1", THREADS, timing));
+            oneClient.add(counted("one key, 1 client", w -> Scenarios.oneKeyOneClient(f, "k1", THREADS, timing, w)));
         }
         report.table(oneClient, true);
 
         report.section("One key, 8 threads, 8 SEPARATE clients");
         List<Result> eight = new ArrayList<>();
         for (LockProvider.Factory f : List.of(distlock(), redisson(false, false), redisson(true, false), spring())) {
-            eight.add(Scenarios.oneKeyManyClients(f, "k8", THREADS, timing));
+            eight.add(counted("one key, 8 clients", w -> Scenarios.oneKeyManyClients(f, "k8", THREADS, timing, w)));
         }
         report.table(eight, true);
 
@@ -258,6 +258,13 @@ public final class RedisBench {
             many.add(Scenarios.manyKeys(f, "m", KEYS, THREADS, timing));
         }
         report.table(many, false);
+
+        report.section("Redis requests per lock()+unlock() (INFO commandstats over the measured windows)");
+        report.line(
+                "A script call (EVAL/EVALSHA) is one request; the commands a script runs inside are counted by Redis"
+                        + " too and appear only in the last columns.");
+        report.line("");
+        printPerOp();
 
         report.section("Commands per release with 1 and with 1,000 waiters on one key");
         report.line("Every thread loops lock()+unlock() on one key; waiters = threads − 1. With 1 waiter: 2 threads in"
@@ -485,6 +492,50 @@ public final class RedisBench {
     }
 
     // ---------------------------------------------------------------- INFO commandstats
+
+    /** INFO commandstats over one measured window. */
+    final class Counter implements Scenarios.Window {
+        private Map<String, Long> before = Map.of();
+        Map<String, Long> delta = Map.of();
+
+        @Override
+        public void start() {
+            before = commandStats();
+        }
+
+        @Override
+        public void end() {
+            delta = delta(before, commandStats());
+        }
+    }
+
+    private final List<String> perOp = new ArrayList<>();
+
+    /** Runs a scenario with a command counter and remembers its commands per operation for {@link #printPerOp}. */
+    private Result counted(String scenario, java.util.function.Function<Scenarios.Window, Result> run) {
+        Counter c = new Counter();
+        Result r = run.apply(c);
+        double ops = Math.max(1, r.ops());
+        perOp.add(String.format(
+                Locale.ROOT,
+                "| %s | %s | %.2f | %.2f | %.2f | %.2f | %s |",
+                scenario,
+                r.label(),
+                scripts(c.delta) / ops,
+                subscribes(c.delta) / ops,
+                nonScript(c.delta) / ops,
+                total(c.delta) / ops,
+                new TreeMap<>(c.delta)));
+        return r;
+    }
+
+    private void printPerOp() {
+        report.line("| scenario | implementation | script calls / op | (un)subscribe / op | other requests / op"
+                + " | all commands / op (incl. inside scripts) | commands in the window |");
+        report.line("| --- | --- | ---: | ---: | ---: | ---: | --- |");
+        perOp.forEach(report::line);
+        perOp.clear();
+    }
 
     private static final Set<String> SCRIPT = Set.of("eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro");
     private static final Set<String> SUBSCRIBE =
