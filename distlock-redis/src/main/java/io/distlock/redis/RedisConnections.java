@@ -3,7 +3,9 @@ package io.distlock.redis;
 import io.distlock.DistributedLockException;
 import io.distlock.spi.Subscription;
 import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -16,6 +18,7 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
@@ -45,7 +48,9 @@ import org.slf4j.LoggerFactory;
  * Subscriptions: channel -> the wake-ups registered for it. The first registration of a channel subscribes on the
  * server and returns only after the server confirmed it; the last one to close unsubscribes. Messages are dispatched
  * on Lettuce's I/O thread. When Lettuce re-subscribes after a reconnect, every wake-up of the channel runs, because
- * releases published while the connection was down were lost.
+ * releases published while the connection was down were lost. When the command connection reconnects (standalone and
+ * Sentinel), the pub/sub connection is replaced: after a Sentinel failover the old one may still be attached to the
+ * demoted master, which no longer sees releases.
  */
 /** The Lettuce connections of one Redis lock client, the script runner and the shared subscriptions. */
 final class RedisConnections implements AutoCloseable {
@@ -60,11 +65,22 @@ final class RedisConnections implements AutoCloseable {
     private final Supplier<CompletionStage<StatefulRedisPubSubConnection<String, String>>> pubSubFactory;
     private final ReentrantLock subscribeLock = new ReentrantLock();
     private final Map<String, Channel> channels = new ConcurrentHashMap<>();
+    private final @Nullable AbstractRedisClient listenedClient;
+    private final RedisConnectionStateListener reconnectListener = new RedisConnectionStateListener() {
+        @Override
+        public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress address) {
+            if (handler == connection && !closed) {
+                // the command connection came back, maybe to a new master (Sentinel failover): move pub/sub there too
+                CompletableFuture.runAsync(RedisConnections.this::renewPubSub);
+            }
+        }
+    };
     private @Nullable StatefulRedisPubSubConnection<String, String> pubSub;
     private volatile boolean closed;
 
     private RedisConnections(
             @Nullable AbstractRedisClient ownedClient,
+            @Nullable AbstractRedisClient listenedClient,
             StatefulConnection<String, String> connection,
             RedisClusterAsyncCommands<String, String> async,
             RedisKeyCommands<String, String> keyCommands,
@@ -77,6 +93,10 @@ final class RedisConnections implements AutoCloseable {
         this.cluster = cluster;
         this.timeout = connection.getTimeout();
         this.pubSubFactory = pubSubFactory;
+        this.listenedClient = listenedClient;
+        if (listenedClient != null) {
+            listenedClient.addListener(reconnectListener);
+        }
     }
 
     /** Connects to a standalone server or, for a {@code redis-sentinel://} URI, to the master Sentinel names. */
@@ -92,6 +112,7 @@ final class RedisConnections implements AutoCloseable {
         }
         return new RedisConnections(
                 owned ? client : null,
+                client,
                 c,
                 c.async(),
                 c.sync(),
@@ -114,7 +135,8 @@ final class RedisConnections implements AutoCloseable {
             throw e;
         }
         return new RedisConnections(
-                owned ? client : null, c, c.async(), c.sync(), true, () -> client.connectPubSubAsync(StringCodec.UTF8)
+                owned ? client : null, null, c, c.async(), c.sync(), true, () -> client.connectPubSubAsync(
+                                StringCodec.UTF8)
                         .thenApply(ps -> ps));
     }
 
@@ -256,6 +278,45 @@ final class RedisConnections implements AutoCloseable {
         }
     }
 
+    /**
+     * After the command connection reconnected: a Sentinel failover does not disconnect pub/sub clients of the
+     * demoted master, so the pub/sub connection could stay there and hear nothing. Opens a fresh one (to wherever the
+     * URI leads now), subscribes it to every channel, closes the old one, and wakes every waiter to re-check.
+     */
+    private void renewPubSub() {
+        StatefulRedisPubSubConnection<String, String> old;
+        subscribeLock.lock();
+        try {
+            old = pubSub;
+            if (closed || old == null) {
+                return;
+            }
+            pubSub = null;
+            try {
+                StatefulRedisPubSubConnection<String, String> fresh = pubSub();
+                if (!channels.isEmpty()) {
+                    await(fresh.async().subscribe(channels.keySet().toArray(String[]::new)));
+                }
+            } catch (RuntimeException e) {
+                StatefulRedisPubSubConnection<String, String> half = pubSub;
+                if (half != null) {
+                    closeQuietly(half);
+                }
+                pubSub = old; // keep what we had; Lettuce reconnects it by itself
+                old = null;
+                log.warn("distlock: could not move the pub/sub connection after a reconnect", e);
+            }
+        } finally {
+            subscribeLock.unlock();
+        }
+        if (old != null) {
+            closeQuietly(old);
+        }
+        for (Channel ch : channels.values()) {
+            dispatch(ch.name, false);
+        }
+    }
+
     private StatefulRedisPubSubConnection<String, String> pubSub() {
         StatefulRedisPubSubConnection<String, String> ps = pubSub;
         if (ps == null) {
@@ -341,6 +402,10 @@ final class RedisConnections implements AutoCloseable {
             }
             closed = true;
             channels.clear();
+            AbstractRedisClient listened = listenedClient;
+            if (listened != null) {
+                listened.removeListener(reconnectListener);
+            }
         } finally {
             subscribeLock.unlock();
         }

@@ -125,15 +125,28 @@ public final class RedisSentinelSet implements BeforeAllCallback, AfterAllCallba
     }
 
     private void awaitReplicasOnline(int masterPort) {
-        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-        while (!RedisServer.command(masterPort, "INFO", "replication").contains("connected_slaves:" + replicas)
-                || RedisServer.command(masterPort, "INFO", "replication").contains("state=wait_bgsave")) {
+        awaitReplicasOnline(masterPort, System.nanoTime() + READY_TIMEOUT.toNanos());
+    }
+
+    /** Waits until the master sees every replica online and every replica's link to it is up. */
+    private void awaitReplicasOnline(int masterPort, long deadline) {
+        for (; ; ) {
+            String info = RedisServer.command(masterPort, "INFO", "replication");
+            long online = info.lines()
+                    .filter(l -> l.matches("slave\\d+:.*state=online.*"))
+                    .count();
+            if (info.contains("connected_slaves:" + replicas) && online == replicas) {
+                break;
+            }
             if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("replicas not in sync within " + READY_TIMEOUT);
+                throw new IllegalStateException("replicas not in sync: " + info);
             }
             RedisServer.sleep(100);
         }
-        for (int port : dataPorts.subList(1, dataPorts.size())) {
+        for (int port : dataPorts) {
+            if (port == masterPort) {
+                continue;
+            }
             while (!RedisServer.command(port, "INFO", "replication").contains("master_link_status:up")) {
                 if (System.nanoTime() - deadline > 0) {
                     throw new IllegalStateException("replica on " + port + " not linked within " + READY_TIMEOUT);
@@ -199,7 +212,9 @@ public final class RedisSentinelSet implements BeforeAllCallback, AfterAllCallba
 
     /**
      * Forces a failover ({@code SENTINEL FAILOVER}) and waits until the Sentinels name a new master that accepts
-     * writes. Returns the new master's port.
+     * writes and every other data node replicates from it again. Sentinel turns the old master into a replica only
+     * after it has reported the wrong role for about 8 s, so this takes 10 s or more; until then the old master still
+     * accepts writes from clients connected to it. Returns the new master's port.
      */
     public int failover(Duration timeout) {
         int old = masterPort();
@@ -211,10 +226,12 @@ public final class RedisSentinelSet implements BeforeAllCallback, AfterAllCallba
         for (; ; ) {
             int now = masterPort();
             if (now != old && RedisServer.command(now, "ROLE").startsWith("master")) {
+                awaitReplicasOnline(now, deadline);
                 return now;
             }
             if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("no failover within " + timeout);
+                throw new IllegalStateException(
+                        "no failover within " + timeout + ": Sentinel names port " + now + " (was " + old + ")");
             }
             RedisServer.sleep(100);
         }
