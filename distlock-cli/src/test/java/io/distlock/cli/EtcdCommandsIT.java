@@ -1,0 +1,70 @@
+package io.distlock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.distlock.etcd.EtcdLockClient;
+import io.distlock.testkit.server.EtcdServer;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** status, list, force-unlock and bench against a real etcd started on free loopback ports. */
+class EtcdCommandsIT {
+    @RegisterExtension
+    static final EtcdServer etcd = EtcdServer.onFreePort();
+
+    private static @Nullable EtcdLockClient holder;
+    private static String uri = "";
+
+    @BeforeAll
+    static void connect() {
+        holder = EtcdLockClient.create(etcd.endpoints());
+        uri = etcd.endpoints().replace("http://", "etcd://");
+    }
+
+    @AfterAll
+    static void close() {
+        if (holder != null) {
+            holder.close();
+        }
+    }
+
+    private static AdminCommandsChecks checks() {
+        EtcdLockClient h = java.util.Objects.requireNonNull(holder, "holder");
+        return new AdminCommandsChecks(h, "--backend", uri);
+    }
+
+    @Test
+    void status_heldLock_showsHolderAndToken() throws InterruptedException {
+        checks().status_heldLock_showsHolderAndToken();
+    }
+
+    @Test
+    void status_freeLock_exitsOne() {
+        checks().status_freeLock_exitsOne();
+    }
+
+    @Test
+    void list_prefix_showsOnlyMatchingHeldLocks() throws InterruptedException {
+        checks().list_prefix_showsOnlyMatchingHeldLocks();
+    }
+
+    @Test
+    void forceUnlock_confirmed_removesTheHold() throws InterruptedException {
+        checks().forceUnlock_confirmed_removesTheHold();
+    }
+
+    @Test
+    void forceUnlock_declined_keepsTheHold() throws InterruptedException {
+        checks().forceUnlock_declined_keepsTheHold();
+    }
+
+    @Test
+    void bench_etcd_printsBothRuns() {
+        Cli.Result r = Cli.run("bench", "--backend", uri, "--seconds", "1", "--threads", "2");
+        assertThat(r.code()).as(r.toString()).isZero();
+        assertThat(r.out()).contains("distlock bench: etcd " + uri).contains("2 threads, one key");
+    }
+}

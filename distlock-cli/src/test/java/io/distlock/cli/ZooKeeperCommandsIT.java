@@ -1,0 +1,76 @@
+package io.distlock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.distlock.zookeeper.ZooKeeperLockClient;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** status, list, force-unlock and bench against an in-process ZooKeeper server (Curator's TestingServer). */
+class ZooKeeperCommandsIT {
+    private static @Nullable TestingServer server;
+    private static @Nullable ZooKeeperLockClient holder;
+    private static String uri = "";
+
+    @BeforeAll
+    static void start() throws Exception {
+        TestingServer s = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 500, -1), true);
+        server = s;
+        uri = "zookeeper://" + s.getConnectString() + "/cli-it";
+        holder = ZooKeeperLockClient.builder()
+                .connectString(s.getConnectString())
+                .rootPath("/cli-it")
+                .build();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (holder != null) {
+            holder.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private static AdminCommandsChecks checks() {
+        ZooKeeperLockClient h = java.util.Objects.requireNonNull(holder, "holder");
+        return new AdminCommandsChecks(h, "--backend", uri);
+    }
+
+    @Test
+    void status_heldLock_showsHolderAndToken() throws InterruptedException {
+        checks().status_heldLock_showsHolderAndToken();
+    }
+
+    @Test
+    void status_freeLock_exitsOne() {
+        checks().status_freeLock_exitsOne();
+    }
+
+    @Test
+    void list_prefix_showsOnlyMatchingHeldLocks() throws InterruptedException {
+        checks().list_prefix_showsOnlyMatchingHeldLocks();
+    }
+
+    @Test
+    void forceUnlock_confirmed_removesTheHold() throws InterruptedException {
+        checks().forceUnlock_confirmed_removesTheHold();
+    }
+
+    @Test
+    void forceUnlock_declined_keepsTheHold() throws InterruptedException {
+        checks().forceUnlock_declined_keepsTheHold();
+    }
+
+    @Test
+    void bench_zooKeeper_printsBothRuns() {
+        Cli.Result r = Cli.run("bench", "--backend", uri, "--seconds", "1", "--threads", "2");
+        assertThat(r.code()).as(r.toString()).isZero();
+        assertThat(r.out()).contains("distlock bench: ZooKeeper " + uri).contains("2 threads, one key");
+    }
+}
