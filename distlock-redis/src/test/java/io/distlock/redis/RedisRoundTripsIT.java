@@ -65,7 +65,8 @@ class RedisRoundTripsIT {
             lock.unlock();
             assertThat(scripts()).as("acquire + release").isEqualTo(2);
             Map<String, Long> calls = commandCalls();
-            assertThat(calls).doesNotContainKeys("subscribe", "ssubscribe", "exists", "ping");
+            // seed 002 built a script object per call: here no call loads or sends a script's source
+            assertThat(calls).doesNotContainKeys("subscribe", "ssubscribe", "exists", "ping", "eval", "script|load");
         }
     }
 
@@ -104,6 +105,48 @@ class RedisRoundTripsIT {
             assertThat(second.get()).isGreaterThan(first);
             done.countDown();
             waiter.join(5000);
+        }
+    }
+
+    /** Seeds 002 and 004 polled every 50 ms / 600 ms while waiting; a waiter here sleeps until told. */
+    @Test
+    void waiting_forTwoSeconds_doesNotPoll_oneSubscriptionPerClient() throws Exception {
+        try (RedisLockClient holderClient = RedisLockClient.create(redis.uri());
+                RedisLockClient waiterClient = RedisLockClient.create(redis.uri())) {
+            DistributedLock held = holderClient.lock("rt-wait");
+            held.lock();
+            resetStats();
+            List<Thread> waiters = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                Thread t = new Thread(() -> {
+                    DistributedLock lock = waiterClient.lock("rt-wait");
+                    try {
+                        if (lock.tryLock(10, TimeUnit.SECONDS)) {
+                            lock.unlock();
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+                waiters.add(t);
+                t.start();
+            }
+            Thread.sleep(2000);
+            Map<String, Long> calls = commandCalls();
+            // one barging attempt per thread, plus one re-check after subscribing by the thread talking to Redis
+            assertThat(scripts())
+                    .as("scripts while 4 threads waited 2 s: %s", calls)
+                    .isLessThanOrEqualTo(5);
+            assertThat(calls.get("subscribe"))
+                    .as("one subscription for all waiters of a client")
+                    .isEqualTo(1L);
+            assertThat(redis.command("PUBSUB", "NUMSUB", "distlock:{rt-wait}:ch"))
+                    .endsWith("\n1");
+            held.unlock();
+            for (Thread t : waiters) {
+                t.join(10_000);
+                assertThat(t.isAlive()).isFalse();
+            }
         }
     }
 
