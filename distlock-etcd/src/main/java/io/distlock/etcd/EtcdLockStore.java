@@ -560,6 +560,7 @@ final class EtcdLockStore implements LockStore {
         private final TreeMap<Long, ByteSequence> byRevision = new TreeMap<>();
         private final HashMap<ByteSequence, Long> byKey = new HashMap<>();
         private boolean healthy;
+        private long generation; // the watcher whose callbacks count; older ones were closed by us
         private Watch.@Nullable Watcher watcher;
         private boolean closedSub;
 
@@ -594,7 +595,9 @@ final class EtcdLockStore implements LockStore {
                         .isPrefix(true)
                         .withRevision(snapshot.getHeader().getRevision() + 1)
                         .build();
-                watcher = watch.watch(prefix, option, Watch.listener(this::onNext, this::onError, this::onDone));
+                long g = ++generation;
+                watcher = watch.watch(
+                        prefix, option, Watch.listener(r -> onNext(g, r), t -> onError(g, t), () -> onDone(g)));
                 healthy = true;
                 mirrors.put(name, this);
             } finally {
@@ -612,10 +615,13 @@ final class EtcdLockStore implements LockStore {
             }
         }
 
-        private void onNext(WatchResponse response) {
+        private void onNext(long g, WatchResponse response) {
             boolean deleted = false;
             lock.lock();
             try {
+                if (g != generation) {
+                    return;
+                }
                 for (WatchEvent event : response.getEvents()) {
                     KeyValue kvp = event.getKeyValue();
                     if (event.getEventType() == WatchEvent.EventType.DELETE) {
@@ -637,25 +643,27 @@ final class EtcdLockStore implements LockStore {
             }
         }
 
-        private void onError(Throwable t) {
+        private void onError(long g, Throwable t) {
             log.debug("distlock: etcd watch on {} failed", prefix, t);
-            Watch.Watcher w;
             lock.lock();
             try {
+                if (g != generation) {
+                    return;
+                }
                 healthy = false;
-                w = watcher;
             } finally {
                 lock.unlock();
             }
             wakeUp.run(); // a release may have gone unseen: let the waiters re-check
-            if (w != null && w.isClosed()) {
-                restartLater();
-            }
+            restartLater(); // from a fresh read, so the mirror is whole again
         }
 
-        private void onDone() {
+        private void onDone(long g) {
             lock.lock();
             try {
+                if (g != generation) {
+                    return;
+                }
                 healthy = false;
             } finally {
                 lock.unlock();
@@ -673,6 +681,7 @@ final class EtcdLockStore implements LockStore {
                             Watch.Watcher old;
                             lock.lock();
                             try {
+                                generation++; // the old watcher's callbacks, including its close, no longer count
                                 old = watcher;
                                 watcher = null;
                             } finally {

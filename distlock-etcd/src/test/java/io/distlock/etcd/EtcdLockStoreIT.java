@@ -390,6 +390,7 @@ class EtcdLockStoreIT {
     }
 
     @Test
+    @SuppressWarnings("LockNotBeforeTry") // the release is the step under test
     void waiter_ownKeyDeletedBehindItsBack_queuesAgainAndAcquires() throws Exception {
         LockClient holderClient = client();
         LockClient waiterClient = client();
@@ -419,6 +420,36 @@ class EtcdLockStoreIT {
                 .isTrue();
         t.join(Timing.seconds(3).toMillis());
         assertThat(fixture.keysOf(name)).isEmpty();
+    }
+
+    @Test
+    @SuppressWarnings("LockNotBeforeTry") // the release is the step under test
+    void waiter_watchBrokenByAServerRestart_isStillWokenByTheRelease() throws Exception {
+        LockClient holderClient = client();
+        LockClient waiterClient = client();
+        String name = "restart-" + UUID.randomUUID();
+        DistributedLock holder = holderClient.lock(name);
+        holder.lock();
+        CountDownLatch acquired = new CountDownLatch(1);
+        Thread t = new Thread(() -> {
+            DistributedLock w = waiterClient.lock(name);
+            w.lock();
+            acquired.countDown();
+            w.unlock();
+        });
+        t.setDaemon(true);
+        t.start();
+        Eventually.within(
+                Timing.seconds(3), "waiter queued", () -> fixture.keysOf(name).size() == 2);
+        etcd.restart(); // the data (keys, leases) survives; every watch stream breaks
+        Timing.sleep(Duration.ofSeconds(1));
+        holder.unlock();
+        // well inside the waiter's periodic re-check (a third of its 30 s lease): woken by the restarted watch
+        assertThat(acquired.await(Timing.seconds(5).toMillis(), TimeUnit.MILLISECONDS))
+                .isTrue();
+        t.join(Timing.seconds(3).toMillis());
+        Eventually.within(
+                Timing.seconds(3), "nothing left", () -> fixture.keysOf(name).isEmpty());
     }
 
     // ---------------------------------------------------------------- operators
