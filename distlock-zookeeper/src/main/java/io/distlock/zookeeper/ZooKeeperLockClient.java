@@ -13,6 +13,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.api.ACLProvider;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.framework.imps.DefaultACLProvider;
 import org.apache.curator.retry.BoundedExponentialBackoffRetry;
 import org.apache.curator.utils.PathUtils;
 import org.jspecify.annotations.Nullable;
@@ -309,7 +310,8 @@ public final class ZooKeeperLockClient implements LockClient {
             }
             config = config.withWatchdogLease(
                     leaseTime != null ? leaseTime : Duration.ofMillis(Math.max(1, session.toMillis() / 3)));
-            ZooKeeperLockStore store = new ZooKeeperLockStore(zk, given == null, rootPath, session);
+            ACLProvider acls = given != null ? null : aclProvider != null ? aclProvider : new DefaultACLProvider();
+            ZooKeeperLockStore store = new ZooKeeperLockStore(zk, given == null, acls, rootPath, session);
             try {
                 if (!zk.blockUntilConnected((int) connectionTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
                     throw new DistributedLockException(

@@ -31,6 +31,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.ACLProvider;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.curator.framework.state.ConnectionState;
@@ -93,13 +94,14 @@ import org.slf4j.LoggerFactory;
 /** A {@link LockStore} over ZooKeeper through Curator; see the overview comment in the source. */
 final class ZooKeeperLockStore implements LockStore {
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperLockStore.class);
-    private static final int MAX_TRIES = 8;
+    private static final int MAX_TRIES = 32;
     private static final int MAX_OPS_PER_MULTI = 1000;
     /** How long tryAcquire waits for the event of its own new entry before it reads the queue itself. */
     private static final long MIRROR_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private final CuratorFramework curator;
     private final boolean ownsCurator;
+    private final @Nullable ACLProvider rawAcls;
     private final String locksPath;
     private final Duration retryWithin;
     private final ConcurrentHashMap<EntryId, Entry> entries = new ConcurrentHashMap<>();
@@ -125,8 +127,18 @@ final class ZooKeeperLockStore implements LockStore {
         }
     }
 
-    ZooKeeperLockStore(CuratorFramework curator, boolean ownsCurator, String rootPath, Duration retryWithin) {
+    /**
+     * @param rawAcls the ACLs the Curator client applies, when known (a client this library built); enables the
+     *     one-round-trip acquire, which talks to ZooKeeper directly
+     */
+    ZooKeeperLockStore(
+            CuratorFramework curator,
+            boolean ownsCurator,
+            @Nullable ACLProvider rawAcls,
+            String rootPath,
+            Duration retryWithin) {
         this.curator = Objects.requireNonNull(curator, "curator");
+        this.rawAcls = rawAcls;
         this.ownsCurator = ownsCurator;
         this.locksPath = ZKPaths.makePath(rootPath, "locks");
         this.retryWithin = retryWithin;
@@ -272,6 +284,42 @@ final class ZooKeeperLockStore implements LockStore {
         byte[] name = key.name().getBytes(StandardCharsets.UTF_8);
         String entryPrefix = ZKPaths.makePath(lockPath, ZkNames.entryPrefix(owner.value()));
         for (int tries = 0; tries < 2; tries++) {
+            ACLProvider acls = rawAcls;
+            if (acls != null && curator.getZookeeperClient().isConnected()) {
+                // ZooKeeper's own multi answers with the container's Stat, whose czxid the entry shares; Curator's
+                // transaction drops it, which would cost a round trip more
+                ZooKeeper zk = curator.getZookeeperClient().getZooKeeper();
+                String namespace = curator.getNamespace();
+                List<OpResult> results;
+                try {
+                    results = zk.multi(List.of(
+                            Op.create(
+                                    ZKPaths.fixForNamespace(namespace, lockPath),
+                                    name,
+                                    acls.getAclForPath(lockPath),
+                                    CreateMode.CONTAINER),
+                            Op.create(
+                                    ZKPaths.fixForNamespace(namespace, entryPrefix),
+                                    owner.value().getBytes(StandardCharsets.UTF_8),
+                                    acls.getAclForPath(entryPrefix),
+                                    CreateMode.EPHEMERAL_SEQUENTIAL)));
+                } catch (KeeperException.NodeExistsException e) {
+                    return null;
+                } catch (KeeperException.NoNodeException e) {
+                    ensureLocksPath(); // an operator deleted the root
+                    continue;
+                }
+                String created = ((OpResult.CreateResult) results.get(1)).getPath();
+                String path = ZKPaths.makePath(lockPath, ZKPaths.getNodeFromPath(created));
+                Stat stat = ((OpResult.CreateResult) results.get(0)).getStat();
+                if (stat == null) {
+                    stat = curator.checkExists().forPath(path);
+                    if (stat == null) {
+                        return null;
+                    }
+                }
+                return new Entry(path, stat.getCzxid(), zk.getSessionId(), epochAtStart, true);
+            }
             CuratorOp createLockNode = curator.transactionOp()
                     .create()
                     .withMode(CreateMode.CONTAINER)
@@ -386,7 +434,9 @@ final class ZooKeeperLockStore implements LockStore {
                 deleteGuaranteed(mine.path());
                 return false;
             }
-            if (mine.alone()) {
+            // with local waiters the lock node is about to be used again: deleting it would make them race to
+            // create it anew
+            if (mine.alone() && !subscriptionsByPath.containsKey(lockPath(key))) {
                 try {
                     var unused = curator.transaction()
                             .forOperations(
