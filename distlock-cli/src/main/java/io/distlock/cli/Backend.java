@@ -145,28 +145,20 @@ final class Backend implements AutoCloseable {
         return client;
     }
 
-    /**
-     * The demo counter in this backend's store, opened on first use.
-     *
-     * @throws UnsupportedOperationException if the backend has no demo counter
-     */
+    /** The demo counter in this backend's store, opened on first use. */
     synchronized SharedCounter counter() {
         SharedCounter c = counter;
         if (c == null) {
             c = switch (spec.kind()) {
                 case JDBC -> new JdbcCounter(requireDataSource(), spec.table());
                 case REDIS -> new RedisCounter(spec.uri());
-                case ZOOKEEPER, ETCD, EMBEDDED_H2 ->
-                    throw new UnsupportedOperationException("the demo counter is not available on " + spec.kind());
+                case ZOOKEEPER -> new ZooKeeperCounter(spec.zooKeeperConnectString());
+                case ETCD -> new EtcdCounter(spec.etcdEndpoints());
+                case EMBEDDED_H2 -> throw new IllegalStateException("start the embedded server first");
             };
             counter = c;
         }
         return c;
-    }
-
-    /** Whether {@link #counter()} is available for this kind of backend. */
-    static boolean hasCounter(BackendSpec.Kind kind) {
-        return kind == BackendSpec.Kind.JDBC || kind == BackendSpec.Kind.REDIS || kind == BackendSpec.Kind.EMBEDDED_H2;
     }
 
     private HikariDataSource requireDataSource() {

@@ -128,14 +128,6 @@ final class DemoCommand implements Callable<Integer> {
         check(threads >= 1 && threads <= 64, "--threads must be between 1 and 64: " + threads);
         check(seconds >= 1 && seconds <= 600, "--seconds must be between 1 and 600: " + seconds);
         BackendSpec target = backend.spec(spec);
-        if (!Backend.hasCounter(target.kind())) {
-            throw new ParameterException(
-                    spec.commandLine(),
-                    "demo needs a shared counter in the lock store, which the CLI has for the embedded default, jdbc:"
-                            + " and redis:// backends; not for "
-                            + target.kind().name().toLowerCase(Locale.ROOT)
-                            + " (status, list, force-unlock and bench work there)");
-        }
         String run = UUID.randomUUID().toString().substring(0, 8);
         try (Backend b = Backend.openForRun(target, 4)) {
             SharedCounter counter = b.counter();

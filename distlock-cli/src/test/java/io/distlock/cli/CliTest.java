@@ -56,13 +56,6 @@ class CliTest {
     }
 
     @Test
-    void demo_onBackendWithoutCounter_isUsageError() {
-        Cli.Result r = Cli.run("demo", "--backend", "zookeeper://127.0.0.1:1/x");
-        assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
-        assertThat(r.err()).contains("demo needs a shared counter");
-    }
-
-    @Test
     void demo_badNumbers_areUsageErrors() {
         assertThat(Cli.run("demo", "--processes", "0").code()).isEqualTo(ExitCodes.USAGE);
         assertThat(Cli.run("demo", "--threads", "-1").code()).isEqualTo(ExitCodes.USAGE);

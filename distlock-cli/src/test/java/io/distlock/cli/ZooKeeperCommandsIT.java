@@ -73,4 +73,13 @@ class ZooKeeperCommandsIT {
         assertThat(r.code()).as(r.toString()).isZero();
         assertThat(r.out()).contains("distlock bench: ZooKeeper " + uri).contains("2 threads, one key");
     }
+
+    @Test
+    void demo_zooKeeper_noLostUpdatesUnderTheLockAndStaleWriteRejected() {
+        Cli.Result r = Cli.run("demo", "--backend", uri, "--processes", "2", "--threads", "2", "--seconds", "1");
+        assertThat(r.code()).as(r.toString()).isZero();
+        assertThat(DemoIT.row(r.out(), "2. distlock lock").get(3)).isEqualTo("0");
+        assertThat(DemoIT.row(r.out(), "3. lease lost in a pause").get(7)).isEqualTo("1");
+        assertThat(r.out()).contains("rejected by the fenced counter");
+    }
 }
