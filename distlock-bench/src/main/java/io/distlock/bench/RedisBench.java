@@ -115,6 +115,28 @@ public final class RedisBench {
         }
     }
 
+    /**
+     * Runs only the 10,000-key comparison (bare reference lock, distlock, Redisson RLock), e.g. under a profiler.
+     *
+     * @throws io.lettuce.core.RedisException if the server cannot be reached
+     */
+    public static void keys(String uri, Duration phase, PrintStream out) {
+        RedisBench b = new RedisBench(uri, phase, out);
+        try {
+            b.report.title("Redis, 10,000 keys only — " + uri);
+            b.report.environment("start");
+            List<Result> many = new ArrayList<>();
+            for (LockProvider.Factory f : List.of(b.bare(), b.distlock(), b.redisson(false, false))) {
+                many.add(b.counted("10,000 keys", w -> Scenarios.manyKeys(f, "m", KEYS, THREADS, b.timing, w)));
+            }
+            b.report.table(many, false);
+            b.printPerOp();
+            b.report.environment("end");
+        } finally {
+            b.close();
+        }
+    }
+
     // ---------------------------------------------------------------- implementations
 
     LockProvider.Factory distlock() {
@@ -255,7 +277,7 @@ public final class RedisBench {
         report.section("10,000 keys, 8 threads, one client");
         List<Result> many = new ArrayList<>();
         for (LockProvider.Factory f : List.of(bare(), distlock(), redisson(false, false), spring())) {
-            many.add(Scenarios.manyKeys(f, "m", KEYS, THREADS, timing));
+            many.add(counted("10,000 keys", w -> Scenarios.manyKeys(f, "m", KEYS, THREADS, timing, w)));
         }
         report.table(many, false);
 

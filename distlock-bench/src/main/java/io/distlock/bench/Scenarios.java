@@ -124,16 +124,29 @@ final class Scenarios {
 
     /** {@code threads} threads of one client, each operation on a key drawn at random from {@code keys}. */
     static Result manyKeys(LockProvider.Factory f, String prefix, int keys, int threads, Timing t) {
+        return manyKeys(f, prefix, keys, threads, t, null);
+    }
+
+    /** {@link #manyKeys}, with {@code window} opened and closed at the measured window's edges. */
+    static Result manyKeys(
+            LockProvider.Factory f, String prefix, int keys, int threads, Timing t, @Nullable Window window) {
         String[] names = new String[keys];
         for (int i = 0; i < keys; i++) {
             names[i] = prefix + i;
         }
         try (LockProvider p = f.open()) {
-            return Harness.run(f.name(), threads, t.warmup(), t.measure(), (thread, probe) -> {
-                Lock lock = p.lock(names[ThreadLocalRandom.current().nextInt(keys)]);
-                lock.lock();
-                lock.unlock();
-            });
+            return Harness.run(
+                    f.name(),
+                    threads,
+                    t.warmup(),
+                    t.measure(),
+                    (thread, probe) -> {
+                        Lock lock = p.lock(names[ThreadLocalRandom.current().nextInt(keys)]);
+                        lock.lock();
+                        lock.unlock();
+                    },
+                    start(window),
+                    end(window));
         }
     }
 }
