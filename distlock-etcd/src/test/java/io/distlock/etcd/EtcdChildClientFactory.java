@@ -15,6 +15,9 @@ public final class EtcdChildClientFactory implements ClientFactory {
         return EtcdLockClient.builder()
                 .endpoints(argument)
                 .leaseTtl(Duration.ofSeconds(5))
+                // a cold child JVM on a loaded machine can take seconds for its first call (class loading, JIT,
+                // connecting), more than the default 5 s request timeout allows
+                .requestTimeout(Duration.ofSeconds(20))
                 .build();
     }
 }
