@@ -65,19 +65,29 @@ import org.slf4j.LoggerFactory;
  * creation order, and a lock node is deleted only when empty, so every grant's czxid is greater than every earlier
  * grant's of that name. The sequence suffix is not used: it restarts when the container is reaped.
  *
- * Acquire. A free name with no lock node costs one round trip: a multi that creates the lock node and the entry
- * together; if the lock node did not exist, the new entry is alone and holds the lock (the container's Stat carries
- * the czxid, which the entry shares). Otherwise the entry is created in Curator's protected mode (a create whose
- * answer was lost is found again by its GUID, not repeated), then one getChildren decides: held if the owner's entry
- * is first. A non-queueing attempt first reads the children and writes nothing if another owner is there; if it wrote
- * an entry and is not first, it deletes it again. Duplicate entries of one owner (a retried multi whose first try
- * went through) are found by the owner tag and the later ones deleted.
+ * Acquire. A free name with no lock node costs one round trip: a ZooKeeper multi that creates the lock node and the
+ * entry together; if the lock node did not exist, the new entry is alone and holds the lock. The container's Stat in
+ * the multi's answer carries the czxid, which the entry shares (raw ZooKeeper multi: Curator's transaction API drops
+ * that Stat, so with a Curator client given by the user, whose ACL provider we cannot read, the entry's Stat costs one
+ * more read). Otherwise the entry is created in Curator's protected mode (a create whose answer was lost is found
+ * again by its GUID, not repeated), and the queue decides: held if the owner's entry is first. A non-queueing attempt
+ * first reads the children and writes nothing if another owner is there; if it wrote an entry and is not first, it
+ * deletes it again. Duplicate entries of one owner (a retried multi whose first try went through) are found by the
+ * owner tag and the later ones deleted.
  *
- * Release deletes the entry; when the grant found the entry alone it deletes the lock node in the same multi, so the
- * next uncontended acquire is again one round trip (if someone queued meanwhile, the multi fails as a whole and the
- * entry alone is deleted). Abandon deletes the entry, in Curator's guaranteed mode (retried in the background after a
- * connection loss while the session lives; an ephemeral entry dies with its session anyway). An entry whose create
- * failed with an unknown outcome is searched for by owner tag, at once and again after the next reconnect.
+ * Reading the queue. While the engine has waiters for a name, the store holds a persistent recursive watch on its
+ * lock node and mirrors the queue from it: a snapshot read asynchronously (so its answer comes through the event
+ * thread in order with the watch events), then every creation and deletion applied in order. The mirror is the
+ * queue as of the last event seen; "my entry is first" read from it is a fact, because an entry leaves the head only
+ * by being deleted. So a woken waiter decides without a round trip, and only falls back to getChildren when the
+ * mirror is unknown (before the snapshot, after a disconnection) or does not yet show its own new entry.
+ *
+ * Release deletes the entry; when the grant found the entry alone and no local waiter watches the name, it deletes
+ * the lock node in the same multi, so the next uncontended acquire is again one round trip (if someone queued
+ * meanwhile, the multi fails as a whole and the entry alone is deleted). Abandon deletes the entry, in Curator's
+ * guaranteed mode (retried in the background after a connection loss while the session lives; an ephemeral entry
+ * dies with its session anyway). An entry whose create failed with an unknown outcome is searched for by owner tag,
+ * at once and again after the next reconnect.
  *
  * Session. Holds last as long as the session. The store counts connection trouble in an epoch, bumped on SUSPENDED
  * and LOST; a hold remembers the epoch and session it was granted in, and renew reports it gone once either changed,
@@ -86,10 +96,10 @@ import org.slf4j.LoggerFactory;
  * its ephemeral owner. The engine calls renew every third of its watchdog lease, so the builder keeps that lease at a
  * third of the session timeout: a lost session is told within a ninth of the session timeout after Curator saw it.
  *
- * Wake-ups. One persistent watch per subscribed lock node fires on every change of its children (and on the node's
- * own creation and deletion). Persistent watches die with a session, so they are added again after RECONNECTED, and
- * every subscriber is woken then, since changes during the disconnection may have gone unseen. Busy answers ask for a
- * retry within the session timeout at the latest, which bounds the cost of any lost event.
+ * Wake-ups. The watch of a subscribed lock node wakes the engine whenever an entry is deleted. Persistent watches
+ * die with a session, so they are added again after RECONNECTED, with a new snapshot, and every subscriber is woken
+ * then, since changes during the disconnection may have gone unseen. Busy answers ask for a retry within the session
+ * timeout at the latest, which bounds the cost of any lost event.
  */
 /** A {@link LockStore} over ZooKeeper through Curator; see the overview comment in the source. */
 final class ZooKeeperLockStore implements LockStore {
