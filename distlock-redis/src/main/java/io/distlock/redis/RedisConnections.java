@@ -29,6 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -242,7 +243,6 @@ final class RedisConnections implements AutoCloseable {
             if (first) {
                 try {
                     await(ps.async().subscribe(channel));
-                    ch.confirmed = true;
                 } catch (RuntimeException e) {
                     ch.registrations.remove(registration);
                     if (ch.registrations.isEmpty()) {
@@ -313,7 +313,7 @@ final class RedisConnections implements AutoCloseable {
             closeQuietly(old);
         }
         for (Channel ch : channels.values()) {
-            dispatch(ch.name, false);
+            dispatch(ch.name);
         }
     }
 
@@ -325,12 +325,15 @@ final class RedisConnections implements AutoCloseable {
             ps.addListener(new RedisPubSubAdapter<String, String>() {
                 @Override
                 public void message(String channel, String message) {
-                    dispatch(channel, false);
+                    dispatch(channel);
                 }
 
                 @Override
                 public void subscribed(String channel, long count) {
-                    dispatch(channel, true); // a re-subscription after a reconnect: releases may have been missed
+                    Channel ch = channels.get(channel);
+                    if (ch != null && ch.subscribedEvents.incrementAndGet() > 1) {
+                        dispatch(channel); // a re-subscription after a reconnect: releases may have been missed
+                    }
                 }
             });
             pubSub = ps;
@@ -338,9 +341,9 @@ final class RedisConnections implements AutoCloseable {
         return ps;
     }
 
-    private void dispatch(String channel, boolean onlyIfConfirmed) {
+    private void dispatch(String channel) {
         Channel ch = channels.get(channel);
-        if (ch == null || (onlyIfConfirmed && !ch.confirmed)) {
+        if (ch == null) {
             return;
         }
         for (Registration r : ch.registrations) {
@@ -360,7 +363,8 @@ final class RedisConnections implements AutoCloseable {
     private static final class Channel {
         final String name;
         final Set<Registration> registrations = ConcurrentHashMap.newKeySet();
-        volatile boolean confirmed;
+        /** Subscribe confirmations seen; the first answers our SUBSCRIBE, later ones are re-subscriptions. */
+        final AtomicInteger subscribedEvents = new AtomicInteger();
 
         Channel(String name) {
             this.name = name;

@@ -30,7 +30,11 @@ if not queued then
   if redis.call('GET', holdKey) == owner then
     return grant()
   end
-  return {0, math.max(redis.call('PTTL', holdKey), 1)}
+  local ttl = redis.call('PTTL', holdKey)
+  if ttl < 0 then
+    ttl = waiterTimeout -- a hold without TTL was not written by this script: do not spin on it
+  end
+  return {0, math.max(ttl, 1)}
 end
 
 local time = redis.call('TIME')
@@ -68,7 +72,10 @@ end
 -- come back before the waiter timeout to keep the place, and no later than the holder's lease end
 local retry = math.floor(waiterTimeout / 3)
 if holder then
-  retry = math.min(retry, redis.call('PTTL', holdKey))
+  local ttl = redis.call('PTTL', holdKey)
+  if ttl >= 0 then
+    retry = math.min(retry, ttl)
+  end
 elseif head then
   -- the lock is free but another owner is first: it must take it before its own deadline
   local headDeadline = tonumber(redis.call('ZSCORE', waitersKey, head))
