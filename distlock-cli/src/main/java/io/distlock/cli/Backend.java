@@ -99,7 +99,12 @@ final class Backend implements AutoCloseable {
                     case ETCD -> "etcd";
                     case EMBEDDED_H2 -> "embedded H2";
                 };
-        return embedded ? "embedded H2 server (" + spec.display() + "), JDBC lock table" : what + " " + spec.display();
+        if (embedded) {
+            String url = spec.display();
+            int semicolon = url.indexOf(';');
+            return "embedded H2 server (" + (semicolon < 0 ? url : url.substring(0, semicolon)) + "), JDBC lock table";
+        }
+        return what + " " + spec.display();
     }
 
     boolean embedded() {

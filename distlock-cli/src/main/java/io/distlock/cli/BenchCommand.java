@@ -176,7 +176,7 @@ final class BenchCommand implements Callable<Integer> {
         } else {
             io.out().println("distlock bench: " + b.describe());
             io.out().println();
-            Format.Table t = new Format.Table("run", "threads", "ops", "ops/s", "lock+unlock p50", "p99");
+            Format.Table t = new Format.Table(1, "run", "threads", "ops", "ops/s", "lock+unlock p50", "p99");
             for (Run r : runs) {
                 boolean any = r.latency().count() > 0;
                 t.row(

@@ -454,7 +454,15 @@ final class DemoCommand implements Callable<Integer> {
                 + " s per phase, on " + b.describe());
         out.println();
         Format.Table t = new Format.Table(
-                "phase", "attempted", "final value", "lost updates", "ops/s", "wait p50", "wait p99", "stale rejected");
+                1,
+                "phase",
+                "attempted",
+                "final value",
+                "lost updates",
+                "ops/s",
+                "wait p50",
+                "wait p99",
+                "stale rejected");
         for (Phase p : phases) {
             boolean locked = p.number() > 1 && p.waits().count() > 0;
             t.row(

@@ -48,13 +48,15 @@ final class Format {
         return nanos / 1_000_000.0;
     }
 
-    /** A table with a header row; the first column left-aligned, the others right-aligned. */
+    /** A table with a header row; the first {@code leftAligned} columns left-aligned (text), the others right-aligned. */
     static final class Table {
         private final List<String[]> rows = new ArrayList<>();
         private final int columns;
+        private final int leftAligned;
 
-        Table(String... header) {
+        Table(int leftAligned, String... header) {
             this.columns = header.length;
+            this.leftAligned = leftAligned;
             rows.add(header);
         }
 
@@ -82,7 +84,7 @@ final class Format {
                         line.append("  ");
                     }
                     String pad = " ".repeat(width[i] - r[i].length());
-                    line.append(i == 0 ? r[i] + pad : pad + r[i]);
+                    line.append(i < leftAligned ? r[i] + pad : pad + r[i]);
                 }
                 sb.append(line.toString().stripTrailing()).append('\n');
             }

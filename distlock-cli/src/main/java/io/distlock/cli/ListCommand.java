@@ -64,7 +64,7 @@ final class ListCommand implements Callable<Integer> {
             } else if (locks.isEmpty()) {
                 io.out().println(prefix.isEmpty() ? "no locks held" : "no locks held with prefix '" + prefix + "'");
             } else {
-                Format.Table t = new Format.Table("NAME", "HOLDER", "LEASE", "TOKEN", "WAITERS");
+                Format.Table t = new Format.Table(2, "NAME", "HOLDER", "LEASE", "TOKEN", "WAITERS");
                 for (LockInfo l : locks) {
                     t.row(
                             l.name(),

@@ -48,6 +48,14 @@ public final class Main {
         CommandLine cl = new CommandLine(new DistlockCommand(io), factory);
         cl.setOut(io.out());
         cl.setErr(io.err());
+        cl.setParameterExceptionHandler((e, args) -> {
+            CommandLine bad = e.getCommandLine();
+            PrintWriter err = bad.getErr();
+            err.println("distlock: " + e.getMessage());
+            err.println("Run '" + bad.getCommandSpec().qualifiedName() + " --help' for usage.");
+            err.flush();
+            return ExitCodes.USAGE;
+        });
         cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             PrintWriter err = commandLine.getErr();
             if (e instanceof BackendUnreachableException || e instanceof DistributedLockException) {

@@ -57,7 +57,7 @@ final class Progress {
         int filled = (int) Math.round(fraction * WIDTH);
         return String.format(
                 Locale.ROOT,
-                "%-28s [%s%s] %3d%%  %s",
+                "%-30s [%s%s] %3d%%  %s",
                 label,
                 "#".repeat(filled),
                 "-".repeat(WIDTH - filled),

@@ -39,7 +39,10 @@ class CliTest {
     void status_withoutBackend_isUsageErrorExplainingWhy() {
         Cli.Result r = Cli.run("status", "x");
         assertThat(r.code()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
-        assertThat(r.err()).contains("status needs --backend URI").contains("embedded H2 server lives only inside");
+        assertThat(r.err())
+                .contains("status needs --backend URI")
+                .contains("embedded H2 server lives only inside")
+                .contains("Run 'distlock status --help' for usage.");
     }
 
     @Test
