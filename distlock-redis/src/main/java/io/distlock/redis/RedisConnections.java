@@ -170,9 +170,16 @@ final class RedisConnections implements AutoCloseable {
         });
     }
 
-    /** Runs a script and waits for its answer. */
+    /** Runs a script and waits for its answer (without the extra completion stage of {@link #eval}). */
     <T> T call(LuaScript script, ScriptOutputType type, String[] keys, String... args) {
-        return await(eval(script, type, keys, args));
+        try {
+            return await(async.<T>evalsha(script.sha1(), type, keys, args));
+        } catch (RuntimeException e) {
+            if (isNoScript(e)) {
+                return await(async.<T>eval(script.source(), type, keys, args));
+            }
+            throw e;
+        }
     }
 
     private static boolean isNoScript(Throwable e) {
