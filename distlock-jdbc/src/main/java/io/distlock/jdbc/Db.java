@@ -40,7 +40,7 @@ final class Db {
     /** Runs {@code work} in one READ COMMITTED transaction, retrying transient failures a few times. */
     <T> T transaction(String what, Work<T> work) {
         return retrying(what, () -> {
-            try (Connection c = dataSource.getConnection()) {
+            try (Connection c = connection()) {
                 int isolation = c.getTransactionIsolation();
                 boolean autoCommit = c.getAutoCommit();
                 try {
@@ -64,7 +64,7 @@ final class Db {
     /** Runs {@code work} on a connection in auto-commit mode, retrying transient failures a few times. */
     <T> T autocommit(String what, Work<T> work) {
         return retrying(what, () -> {
-            try (Connection c = dataSource.getConnection()) {
+            try (Connection c = connection()) {
                 if (!c.getAutoCommit()) {
                     c.setAutoCommit(true);
                 }
@@ -79,22 +79,54 @@ final class Db {
 
     private <T> T retrying(String what, Once<T> once) {
         SQLException last = null;
-        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-            try {
-                return once.run();
-            } catch (SQLException e) {
-                if (!Dialect.isTransient(e)) {
-                    throw failure(what, e);
+        boolean interrupted = false;
+        try {
+            for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+                try {
+                    return once.run();
+                } catch (SQLException e) {
+                    // a pool's getConnection answers an interrupt with an SQLException; store steps are short and
+                    // must complete, so the step is retried and the caller sees the interrupt afterwards
+                    boolean byInterrupt = Thread.interrupted();
+                    interrupted |= byInterrupt;
+                    if (!byInterrupt && !Dialect.isTransient(e)) {
+                        throw failure(what, e);
+                    }
+                    if (last != null) {
+                        e.addSuppressed(last);
+                    }
+                    last = e;
+                    long ceiling = RETRY_BASE_NANOS << attempt;
+                    LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1));
                 }
-                if (last != null) {
-                    e.addSuppressed(last);
-                }
-                last = e;
-                long ceiling = RETRY_BASE_NANOS << attempt;
-                LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1));
+            }
+            throw failure(what + " (after " + ATTEMPTS + " attempts)", Objects.requireNonNull(last));
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
-        throw failure(what + " (after " + ATTEMPTS + " attempts)", Objects.requireNonNull(last));
+    }
+
+    /** A connection from the pool, even if the calling thread is interrupted (the interrupt is kept). */
+    Connection connection() throws SQLException {
+        boolean interrupted = false;
+        try {
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    return dataSource.getConnection();
+                } catch (SQLException e) {
+                    if (!Thread.interrupted() || attempt >= ATTEMPTS) {
+                        throw e;
+                    }
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     static DistributedLockException failure(String what, SQLException e) {

@@ -47,6 +47,24 @@ final class FairQueue {
         }
     }
 
+    /**
+     * Evicts dead waiters, puts {@code owner} in the queue (or refreshes its entry), and tells whether it is first. One
+     * transaction, so a waiter's place is fixed by its first round trip.
+     */
+    boolean joinAndCheck(Connection c, String hash, String owner) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(evict)) {
+            ps.setString(1, hash);
+            ps.executeUpdate();
+        }
+        enqueue(c, hash, owner);
+        try (PreparedStatement ps = c.prepareStatement(head)) {
+            ps.setString(1, hash);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && owner.equals(rs.getString(1));
+            }
+        }
+    }
+
     /** Puts {@code owner} in the queue, or refreshes its deadline if it is there. */
     void enqueue(Connection c, String hash, String owner) throws SQLException {
         long timeout = WAITER_TIMEOUT.toMillis();

@@ -100,9 +100,9 @@ final class JdbcSessionLockStore implements LockStore {
         String hash = Names.hash(key.name());
         if (queued) {
             boolean first = db.transaction(
-                    "queue check of '" + abbreviate(key) + "'", c -> queue.mayGrant(c, hash, owner.value()));
+                    "queue of '" + abbreviate(key) + "'", c -> queue.joinAndCheck(c, hash, owner.value()));
             if (!first) {
-                return enqueue(key, hash, owner);
+                return Attempt.busy(FairQueue.refreshWithin());
             }
         }
         if (sessions.containsKey(id(key, owner))) {
@@ -118,11 +118,11 @@ final class JdbcSessionLockStore implements LockStore {
         }
         Connection c = null;
         try {
-            c = db.dataSource.getConnection();
+            c = db.connection();
             if (!tryLockRetrying(c, key.name())) {
                 closeQuietly(c);
                 pins.release();
-                return queued ? enqueue(key, hash, owner) : Attempt.busy(RECHECK);
+                return queued ? Attempt.busy(FairQueue.refreshWithin()) : Attempt.busy(RECHECK);
             }
             long token = db.dialect.nextToken(c, db.table);
             long sessionId = Dialect.queryLong(c, db.dialect.sessionIdQuery());
@@ -167,14 +167,6 @@ final class JdbcSessionLockStore implements LockStore {
     private static boolean isConnectionLost(SQLException e) {
         String state = e.getSQLState();
         return state != null && (state.startsWith("08") || state.equals("57P01"));
-    }
-
-    private Attempt enqueue(LockKey key, String hash, OwnerId owner) {
-        db.transaction("queue of '" + abbreviate(key) + "'", c -> {
-            queue.enqueue(c, hash, owner.value());
-            return true;
-        });
-        return Attempt.busy(FairQueue.refreshWithin());
     }
 
     @Override

@@ -76,20 +76,26 @@ final class PgListener implements AutoCloseable {
                 t.start();
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!active) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0 || closed) {
-                    SQLException failure = lastFailure;
-                    throw new DistributedLockException(
-                            "could not LISTEN on channel " + channel + " within 10 s"
-                                    + (failure == null ? "" : ": " + failure.getMessage()),
-                            failure == null ? new SQLException("timeout") : failure);
+            boolean interrupted = false;
+            try {
+                while (!active) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0 || closed) {
+                        SQLException failure = lastFailure;
+                        throw new DistributedLockException(
+                                "could not LISTEN on channel " + channel + " within 10 s"
+                                        + (failure == null ? "" : ": " + failure.getMessage()),
+                                failure == null ? new SQLException("timeout") : failure);
+                    }
+                    try {
+                        var unused = listening.awaitNanos(left);
+                    } catch (InterruptedException e) {
+                        interrupted = true; // bounded wait; the caller sees the interrupt right after
+                    }
                 }
-                try {
-                    var unused = listening.awaitNanos(left);
-                } catch (InterruptedException e) {
+            } finally {
+                if (interrupted) {
                     Thread.currentThread().interrupt();
-                    throw new DistributedLockException("interrupted while starting LISTEN", e);
                 }
             }
         } finally {
