@@ -349,13 +349,13 @@ public final class RedisBench {
                 ">=",
                 0.95);
         double[] d = Objects.requireNonNull(perRelease.get("distlock"));
-        report.target("script calls per release: 1,000 waiters ÷ 1 waiter", d[1] / d[0], "<=", 1.0);
-        report.target("all commands per release: 1,000 waiters ÷ 1 waiter", d[3] / d[2], "<=", 1.0);
-        report.target("watchdog requests per tick, 10,000 holds", distlockPerTick, "<=", 10, false);
+        report.target("script calls per release, 1,000 waiters ÷ 1 waiter (no growth)", d[1] / d[0], "<=", 1.0);
+        report.target("all commands per release, 1,000 waiters ÷ 1 waiter (no growth)", d[3] / d[2], "<=", 1.0);
+        report.target("watchdog requests per renewal round (tick), 10,000 holds", distlockPerTick, "<=", 10, false);
         report.line("");
         report.line(String.format(
                 Locale.ROOT,
-                "Redisson for comparison: %.0f requests per tick for the same 10,000 holds.",
+                "Redisson for comparison: %.0f requests per renewal round for the same 10,000 holds.",
                 redissonPerTick));
     }
 
@@ -493,17 +493,22 @@ public final class RedisBench {
             Map<String, Long> before = commandStats();
             Thread.sleep(windowMillis);
             Map<String, Long> delta = delta(before, commandStats());
-            double ticks = windowMillis / (double) tickMillis;
+            // renewal rounds = renewed holds / holds (both libraries renew with PEXPIRE inside their scripts); the
+            // window holds 4-5 rounds, since a tick starts a fixed delay after the previous one ended
+            long renewed = delta.getOrDefault("pexpire", 0L);
+            double ticks = renewed > 0 ? renewed / (double) HOLDS : windowMillis / (double) tickMillis;
             double requests = scripts(delta) + subscribes(delta) + nonScript(delta);
             report.line(String.format(
                     Locale.ROOT,
-                    "- %s: %,d holds, %.0f ticks in %.1f s: %.1f script calls per tick, %.1f commands per tick incl."
-                            + " inside scripts; %s",
+                    "- %s: %,d holds; in %.1f s %,d renewals = %.1f rounds: %.1f requests per round (script calls %s),"
+                            + " %.0f commands per round incl. inside scripts; %s",
                     label,
                     HOLDS,
-                    ticks,
                     windowMillis / 1000.0,
-                    scripts(delta) / ticks,
+                    renewed,
+                    ticks,
+                    requests / ticks,
+                    Report.num(scripts(delta)),
                     total(delta) / ticks,
                     new TreeMap<>(delta)));
             return requests / ticks;

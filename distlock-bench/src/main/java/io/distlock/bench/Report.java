@@ -145,7 +145,10 @@ final class Report {
         if (v >= 100) {
             return String.format(Locale.ROOT, "%,.0f", v);
         }
-        return String.format(Locale.ROOT, "%.1f", v);
+        if (v >= 10) {
+            return String.format(Locale.ROOT, "%.1f", v);
+        }
+        return String.format(Locale.ROOT, "%.2f", v);
     }
 
     static String ratio(double v) {
