@@ -288,7 +288,7 @@ final class EtcdLockStore implements LockStore {
         try {
             for (int round = 0; ; round++) {
                 if (round >= 4) {
-                    throw new IllegalStateException("etcd: the queue entry " + path + " kept changing under us");
+                    throw new RequestFailedException("etcd: the queue entry " + path + " kept changing under us", null);
                 }
                 LeaseRef leaseRef;
                 if (watchdogHold) {
@@ -811,7 +811,7 @@ final class EtcdLockStore implements LockStore {
                 return Optional.of(info(key.name(), head, r.getCount() - 1, left));
             }
         }
-        throw new IllegalStateException("etcd: the holder of '" + key.name() + "' kept changing; try again");
+        throw new RequestFailedException("etcd: the holder of '" + key.name() + "' kept changing; try again", null);
     }
 
     private LockInfo info(String name, KeyValue head, long waiters, Duration left) {
@@ -991,10 +991,10 @@ final class EtcdLockStore implements LockStore {
                     if (cause instanceof RuntimeException re) {
                         throw re;
                     }
-                    throw new DistributedLockException("etcd " + operation + " failed: " + cause, cause);
+                    throw new RequestFailedException("etcd " + operation + " failed: " + cause, cause);
                 } catch (TimeoutException e) {
                     future.cancel(true);
-                    throw new DistributedLockException(
+                    throw new RequestFailedException(
                             "etcd " + operation + " did not answer within " + timeout + " (request timeout)", e);
                 }
             }
@@ -1053,6 +1053,18 @@ final class EtcdLockStore implements LockStore {
     @Override
     public String toString() {
         return "EtcdLockStore[" + keys.namespace() + "]";
+    }
+
+    /**
+     * A request that failed or timed out; not a {@link DistributedLockException} itself, so the engine wraps it with
+     * the operation and the lock's name.
+     */
+    static final class RequestFailedException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        RequestFailedException(String message, @Nullable Throwable cause) {
+            super(message, cause);
+        }
     }
 
     /** One etcd lease of this client. */
