@@ -297,6 +297,8 @@ public final class LockEngine implements LockClient {
                     if (w != null) {
                         // consumed here; a signal after this point leaves an unpark permit, so none is missed
                         w.signalled = false;
+                        // a release must not hand the lock to a waiter whose own attempt is on its way to the store
+                        w.attempting = attempt;
                     }
                 } finally {
                     s.mutex.unlock();
@@ -336,6 +338,9 @@ public final class LockEngine implements LockClient {
                     if (!mayWait) {
                         metrics.notAcquired(lock.name(), 0);
                         return null;
+                    }
+                    if (w != null) {
+                        endAttempt(s, w);
                     }
                     long retry = Math.max(MIN_RETRY_NANOS, nanos(((Attempt.Busy) result).retryWithin()));
                     if (w != null && !notifies) {
@@ -410,6 +415,15 @@ public final class LockEngine implements LockClient {
             }
         }
         return null;
+    }
+
+    private static void endAttempt(LockState s, Waiter w) {
+        s.mutex.lock();
+        try {
+            w.attempting = false;
+        } finally {
+            s.mutex.unlock();
+        }
     }
 
     private Waiter join(
@@ -596,6 +610,9 @@ public final class LockEngine implements LockClient {
         try {
             if (traits.handsOff() && s.handOffStreak < config.handOffLimit() && s.holder == h) {
                 next = s.firstLocal();
+                if (next != null && next.attempting) {
+                    next = null; // its own attempt may already be granted; release through the store instead
+                }
                 if (next != null) {
                     next.status = Waiter.Status.CLAIMED;
                     s.waiters.remove(next);
@@ -714,8 +731,19 @@ public final class LockEngine implements LockClient {
         log.warn("distlock: lost lock '{}' (fencing token {}, owner {})", h.name(), h.fencingToken, h.owner);
         metrics.lost(h.name());
         h.lock.fireLost(h.fencingToken, cause);
-        if (!traits.expiresHolds() && cause == null) {
+        if (!traits.expiresHolds() && cause == null && !ownerHoldsAgain(s, h)) {
             abandonQuietly(s.key, h.owner); // the store keeps no lease: end the hold there too
+        }
+    }
+
+    /** Whether the owner of {@code lost} already holds the lock again through a newer hold. */
+    private static boolean ownerHoldsAgain(LockState s, HoldImpl lost) {
+        s.mutex.lock();
+        try {
+            HoldImpl holder = s.holder;
+            return holder != null && holder != lost && holder.owner.equals(lost.owner);
+        } finally {
+            s.mutex.unlock();
         }
     }
 

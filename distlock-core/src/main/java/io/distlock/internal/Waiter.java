@@ -23,6 +23,8 @@ final class Waiter {
     final boolean queued;
 
     Status status = Status.WAITING;
+    /** Its attempt is on its way to the store: it must not be claimed for a hand-off meanwhile. */
+    boolean attempting;
 
     @Nullable
     HoldImpl grant;

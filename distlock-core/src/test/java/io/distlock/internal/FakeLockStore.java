@@ -46,11 +46,33 @@ final class FakeLockStore implements LockStore {
         }
     }
 
+    /** Calls from this thread wait on {@link #gate} before reaching the store, as a slow network would hold them. */
+    volatile @Nullable Thread delayedThread;
+
+    final java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+    final java.util.concurrent.CountDownLatch delayedArrived = new java.util.concurrent.CountDownLatch(1);
+
+    /** Like Redis's acquire script: an owner that already holds is granted again with a fresh token. */
+    volatile boolean regrantSameOwner;
+
     @Override
-    public synchronized Attempt tryAcquire(LockKey key, OwnerId owner, Duration lease, boolean queue) {
+    public Attempt tryAcquire(LockKey key, OwnerId owner, Duration lease, boolean queue) {
+        if (Thread.currentThread() == delayedThread) {
+            delayedArrived.countDown();
+            try {
+                var unused = gate.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return tryAcquireNow(key, owner);
+    }
+
+    private synchronized Attempt tryAcquireNow(LockKey key, OwnerId owner) {
         tryAcquireCalls.incrementAndGet();
         maybeFail();
-        if (holders.containsKey(key.name())) {
+        OwnerId holder = holders.get(key.name());
+        if (holder != null && !(regrantSameOwner && holder.equals(owner))) {
             return Attempt.busy(busyRetry);
         }
         holders.put(key.name(), owner);

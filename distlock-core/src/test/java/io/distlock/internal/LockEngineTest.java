@@ -93,6 +93,50 @@ class LockEngineTest {
         assertThat(second[0]).isGreaterThan(first);
     }
 
+    /** Found by the benchmark: a hand-off to a waiter whose own attempt was in flight made the store grant twice. */
+    @Test
+    void release_neverHandsOffToAWaiterWhoseAttemptIsInFlight() throws Exception {
+        store.regrantSameOwner = true;
+        LockEngine remote = engine(Duration.ofSeconds(30));
+        LockEngine local = engine(Duration.ofSeconds(30));
+        DistributedLock remoteLock = remote.lock("a");
+        DistributedLock lock = local.lock("a");
+        java.util.concurrent.atomic.AtomicInteger lost = new java.util.concurrent.atomic.AtomicInteger();
+        lock.addListener(new io.distlock.LockListener() {
+            @Override
+            public void lost(String name, long token, @org.jspecify.annotations.Nullable Throwable cause) {
+                lost.incrementAndGet();
+            }
+        });
+        remoteLock.lock();
+        long[] waiterToken = new long[1];
+        Thread waiter = new Thread(() -> {
+            lock.lock();
+            waiterToken[0] = lock.fencingToken();
+            lock.unlock();
+        });
+        waiter.start();
+        while (store.subscribeCalls.get() == 0) {
+            Thread.sleep(5); // the waiter is subscribed and parked on the remote holder
+        }
+        Thread.sleep(50);
+        store.delayedThread = waiter;
+        remoteLock.unlock(); // wakes the waiter, whose next attempt is held back on its way to the store
+        assertThat(store.delayedArrived.await(5, TimeUnit.SECONDS)).isTrue();
+        Thread barger = new Thread(() -> {
+            assertThat(lock.tryLock()).isTrue(); // takes the free lock first
+            lock.unlock(); // the waiter is attempting: this must release through the store, not hand off
+        });
+        barger.start();
+        barger.join(5000);
+        store.gate.countDown();
+        waiter.join(5000);
+        assertThat(store.handOffCalls).hasValue(0);
+        assertThat(lost).as("holds reported lost").hasValue(0);
+        assertThat(waiterToken[0]).isPositive();
+        assertThat(store.holders).isEmpty();
+    }
+
     @Test
     void waiting_onRemoteHolder_doesNotPoll() throws Exception {
         DistributedLock holder = engine(Duration.ofSeconds(30)).lock("a");
