@@ -1,4 +1,10 @@
-/** The zookeeper backend of distlock. */
+/**
+ * The ZooKeeper backend of distlock: {@link io.distlock.zookeeper.ZooKeeperLockClient} over Apache Curator.
+ *
+ * <p>Each lock name is a container node whose children are the queue of owners that hold or wait, as ephemeral
+ * sequential nodes; the first holds the lock, and its {@code czxid} is the fencing token. Everything but the client
+ * class is package-private: the store that performs the atomic steps, and the encoding of names into path components.
+ */
 @NullMarked
 package io.distlock.zookeeper;
 
