@@ -128,6 +128,10 @@ final class DemoCommand implements Callable<Integer> {
         check(threads >= 1 && threads <= 64, "--threads must be between 1 and 64: " + threads);
         check(seconds >= 1 && seconds <= 600, "--seconds must be between 1 and 600: " + seconds);
         BackendSpec target = backend.spec(spec);
+        check(
+                !target.uri().toLowerCase(Locale.ROOT).startsWith("jdbc:h2:mem:"),
+                "an H2 in-memory database (jdbc:h2:mem:) lives inside one process and cannot be shared by the worker"
+                        + " processes: leave out --backend for the embedded H2 server, or give a jdbc:h2:tcp:// URL");
         String run = UUID.randomUUID().toString().substring(0, 8);
         try (Backend b = Backend.openForRun(target, 4)) {
             SharedCounter counter = b.counter();

@@ -59,6 +59,13 @@ class CliTest {
     }
 
     @Test
+    void demo_h2InMemoryUrl_isUsageError() {
+        Cli.Result r = Cli.run("demo", "--backend", "jdbc:h2:mem:x");
+        assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err()).contains("cannot be shared by the worker processes");
+    }
+
+    @Test
     void demo_badNumbers_areUsageErrors() {
         assertThat(Cli.run("demo", "--processes", "0").code()).isEqualTo(ExitCodes.USAGE);
         assertThat(Cli.run("demo", "--threads", "-1").code()).isEqualTo(ExitCodes.USAGE);
