@@ -17,18 +17,11 @@ local holdKey, fenceKey, queueKey, waitersKey = KEYS[1], KEYS[2], KEYS[3], KEYS[
 local owner, leaseMillis, queued = ARGV[1], tonumber(ARGV[2]), ARGV[3] == '1'
 local waiterTimeout, channel, publish = tonumber(ARGV[4]), ARGV[5], ARGV[6]
 
-local function grant()
-  -- also replaces an earlier hold of the same owner: a fresh acquisition always gets a fresh token
-  redis.call('SET', holdKey, owner, 'PX', leaseMillis)
-  return {1, redis.call('INCR', fenceKey)}
-end
-
+-- A hold of the same owner counts as busy, like anybody's: the client counts re-entry itself, and an attempt that
+-- arrives after a hand-off already gave this owner the lock must not grant it a second time with another token.
 if not queued then
   if redis.call('SET', holdKey, owner, 'NX', 'PX', leaseMillis) then
     return {1, redis.call('INCR', fenceKey)}
-  end
-  if redis.call('GET', holdKey) == owner then
-    return grant()
   end
   local ttl = redis.call('PTTL', holdKey)
   if ttl < 0 then
@@ -54,10 +47,11 @@ end
 local head = redis.call('LINDEX', queueKey, 0)
 local holder = redis.call('GET', holdKey)
 
-if head == owner and (not holder or holder == owner) then
+if head == owner and not holder then
   redis.call('LPOP', queueKey)
   redis.call('ZREM', waitersKey, owner)
-  return grant()
+  redis.call('SET', holdKey, owner, 'PX', leaseMillis)
+  return {1, redis.call('INCR', fenceKey)}
 end
 
 redis.call('ZADD', waitersKey, now + waiterTimeout, owner)
