@@ -97,6 +97,13 @@ public final class LockEngine implements LockClient {
         this.watchdog = new Watchdog(this, store, ticker, config.watchdogLease());
         long tick = Math.max(1, config.watchdogLease().toNanos() / 3);
         scheduler.scheduleWithFixedDelay(watchdog::tick, tick, tick, TimeUnit.NANOSECONDS);
+        store.onPossibleLoss(() -> {
+            try {
+                scheduler.execute(watchdog::tick);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // closing: nothing left to check
+            }
+        });
     }
 
     /** Starts an engine over {@code store}; closing the engine closes the store. */
@@ -305,18 +312,24 @@ public final class LockEngine implements LockClient {
                 }
 
                 if (attempt) {
-                    if (w != null && !subscribed) {
-                        notifies = subscribe(s);
-                        subscribed = true;
-                    }
                     Duration lease = fixedLease != null ? fixedLease : config.watchdogLease();
                     long sent = ticker.read();
                     Attempt result;
                     try {
+                        if (w != null && !subscribed) {
+                            notifies = subscribe(s);
+                            subscribed = true;
+                        }
                         result = store.tryAcquire(s.key, owner, lease, queued && mayWait);
                     } catch (RuntimeException e) {
                         leave(s, w);
                         abandonQuietly(s.key, owner); // the grant may have happened with its answer lost
+                        if (interruptible && interruptedBy(e)) {
+                            InterruptedException ie = new InterruptedException(
+                                    "interrupted while asking the store for lock '" + lock.name() + "'");
+                            ie.initCause(e);
+                            throw ie;
+                        }
                         throw storeFailure("acquire", s.key, e);
                     }
                     if (result instanceof Attempt.Acquired acquired) {
@@ -415,6 +428,19 @@ public final class LockEngine implements LockClient {
             }
         }
         return null;
+    }
+
+    /** Whether a store call failed because the calling thread was interrupted. */
+    private static boolean interruptedBy(RuntimeException e) {
+        if (Thread.interrupted()) {
+            return true;
+        }
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof InterruptedException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void endAttempt(LockState s, Waiter w) {

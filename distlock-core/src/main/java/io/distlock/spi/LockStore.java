@@ -81,6 +81,14 @@ public interface LockStore extends AutoCloseable {
      */
     Subscription subscribe(LockKey key, Runnable wakeUp);
 
+    /**
+     * Lets the store tell the client at once that its holds may be gone (a session suspended or expired, a connection
+     * lost), instead of at the next watchdog tick. The core calls this once, when it starts; the store may call {@code
+     * checkNow} from any thread, as often as it likes, and the core then runs {@link #renew} for every renewed hold at
+     * once, marking the gone ones lost. Stores that cannot tell keep the default, which ignores it.
+     */
+    default void onPossibleLoss(Runnable checkNow) {}
+
     /** The current hold of a lock, if any. */
     Optional<LockInfo> inspect(LockKey key);
 

@@ -143,9 +143,20 @@ final class FakeLockStore implements LockStore {
         return fences.merge(key.name(), 1L, Long::sum);
     }
 
+    volatile boolean failSubscribe;
+    volatile @Nullable Runnable checkNow;
+
+    @Override
+    public void onPossibleLoss(Runnable checkNow) {
+        this.checkNow = checkNow;
+    }
+
     @Override
     public Subscription subscribe(LockKey key, Runnable wakeUp) {
         subscribeCalls.incrementAndGet();
+        if (failSubscribe) {
+            throw new java.io.UncheckedIOException(new java.io.IOException("subscribe refused"));
+        }
         subscribers
                 .computeIfAbsent(key.name(), k -> new CopyOnWriteArrayList<>())
                 .add(wakeUp);

@@ -138,6 +138,31 @@ class LockEngineTest {
     }
 
     @Test
+    void subscribeFailure_throwsWithCause_leavesNoWaiter() {
+        LockEngine local = engine(Duration.ofSeconds(30));
+        engine(Duration.ofSeconds(30)).lock("a").lock();
+        store.failSubscribe = true;
+        assertThatThrownBy(() -> local.lock("a").tryLock(1, TimeUnit.SECONDS))
+                .isInstanceOf(DistributedLockException.class)
+                .hasRootCauseMessage("subscribe refused");
+        assertThat(local.stateCount()).isZero();
+    }
+
+    @Test
+    void possibleLoss_fromTheStore_checksHoldsAtOnce() throws Exception {
+        LockEngine engine = engine(Duration.ofSeconds(30));
+        LockHold hold = engine.lock("a").acquire();
+        store.expire("a");
+        Runnable checkNow = java.util.Objects.requireNonNull(store.checkNow);
+        checkNow.run();
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (hold.isValid() && System.nanoTime() < end) {
+            Thread.sleep(5);
+        }
+        assertThat(hold.isValid()).as("found lost well before the 10 s tick").isFalse();
+    }
+
+    @Test
     void waiting_onRemoteHolder_doesNotPoll() throws Exception {
         DistributedLock holder = engine(Duration.ofSeconds(30)).lock("a");
         DistributedLock waiter = engine(Duration.ofSeconds(30)).lock("a");
