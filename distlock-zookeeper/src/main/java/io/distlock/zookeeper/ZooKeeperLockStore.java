@@ -120,6 +120,9 @@ final class ZooKeeperLockStore implements LockStore {
     private final ConcurrentHashMap<String, Sub> subscriptionsByPath = new ConcurrentHashMap<>();
     private final AtomicLong epoch = new AtomicLong();
     private final ConnectionStateListener stateListener = this::stateChanged;
+    /** The engine's "check your holds now", run on SUSPENDED and LOST so listeners hear of a loss at once. */
+    private volatile Runnable checkNow = () -> {};
+
     private final ExecutorService background;
     private volatile boolean closed;
 
@@ -682,11 +685,17 @@ final class ZooKeeperLockStore implements LockStore {
 
     // ---------------------------------------------------------------- connection state
 
+    @Override
+    public void onPossibleLoss(Runnable checkNow) {
+        this.checkNow = checkNow;
+    }
+
     private void stateChanged(CuratorFramework client, ConnectionState state) {
         switch (state) {
             case SUSPENDED, LOST -> {
                 epoch.incrementAndGet();
                 subscriptions.forEach(Sub::invalidate);
+                checkNow.run(); // renew now reports every hold of the old epoch gone, without a round trip
             }
             case RECONNECTED -> submit(this::afterReconnect);
             default -> {}

@@ -279,6 +279,23 @@ class ZooKeeperLockStoreIT {
     }
 
     @Test
+    void suspendedConnection_isReportedAtOnce_notAtTheNextCheck() throws Exception {
+        ZooKeeperLockClient c = client(Duration.ofSeconds(90)); // holds checked every 30 s
+        RecordingLockListener listener = new RecordingLockListener();
+        DistributedLock lock = c.lock("suspended-now");
+        lock.addListener(listener);
+        lock.lock();
+        long token = lock.fencingToken();
+        Timing.sleep(Duration.ofMillis(200));
+        server.stop();
+        Eventually.within(
+                Timing.seconds(5), "listener told lost", () -> listener.lost().contains(token));
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+        server.restart();
+        assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
+    }
+
+    @Test
     void expiredSession_holdReportedLost_waiterGetsAGreaterToken_noNodesLeft() throws Exception {
         CuratorFramework holderCurator = ZooKeeperTestServers.adminClient(server.getConnectString());
         closeAfter.add(holderCurator);
