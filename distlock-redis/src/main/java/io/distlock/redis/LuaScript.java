@@ -15,6 +15,7 @@ import java.util.HexFormat;
 record LuaScript(String name, String source, String sha1) {
 
     static final LuaScript LOCK_ACQUIRE = load("lock-acquire.lua");
+    static final LuaScript LOCK_ACQUIRE_QUEUED = load("lock-acquire-queued.lua");
     static final LuaScript LOCK_RELEASE = load("lock-release.lua");
     static final LuaScript LOCK_RENEW = load("lock-renew.lua");
     static final LuaScript LOCK_HANDOFF = load("lock-handoff.lua");
@@ -24,7 +25,14 @@ record LuaScript(String name, String source, String sha1) {
 
     /** Every script of the store, for loading them into a server's script cache at start-up. */
     static final java.util.List<LuaScript> ALL = java.util.List.of(
-            LOCK_ACQUIRE, LOCK_RELEASE, LOCK_RENEW, LOCK_HANDOFF, LOCK_ABANDON, LOCK_INSPECT, LOCK_FORCE_RELEASE);
+            LOCK_ACQUIRE,
+            LOCK_ACQUIRE_QUEUED,
+            LOCK_RELEASE,
+            LOCK_RENEW,
+            LOCK_HANDOFF,
+            LOCK_ABANDON,
+            LOCK_INSPECT,
+            LOCK_FORCE_RELEASE);
 
     static LuaScript load(String name) {
         try (InputStream in = LuaScript.class.getResourceAsStream(name)) {

@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * Overview
  *
  * Every SPI method is one Lua script (resources beside this class), so each step is atomic on the server and one
- * round trip: an uncontended acquire is one EVALSHA (SET NX PX + INCR), a release one EVALSHA (owner-checked DEL +
+ * round trip: an uncontended acquire is one EVALSHA (SET NX PX + INCR; a fair-queue attempt has its own script), a release one EVALSHA (owner-checked DEL +
  * PUBLISH), a hand-off one EVALSHA (owner-checked SET + INCR). Keys are laid out by KeyLayout: one hash tag per lock
  * name, so the scripts are legal on a Cluster.
  *
@@ -100,21 +100,29 @@ final class RedisLockStore implements LockStore {
     @Override
     public Attempt tryAcquire(LockKey key, OwnerId owner, Duration lease, boolean queue) {
         String tag = layout.tag(key.name());
-        List<Object> answer = redis.call(
-                LuaScript.LOCK_ACQUIRE,
-                ScriptOutputType.MULTI,
-                new String[] {
-                    KeyLayout.key(tag, KeyLayout.HOLD),
-                    KeyLayout.key(tag, KeyLayout.FENCE),
-                    KeyLayout.key(tag, KeyLayout.QUEUE),
-                    KeyLayout.key(tag, KeyLayout.WAITERS)
-                },
-                owner.value(),
-                millis(lease),
-                queue ? "1" : "0",
-                waiterTimeoutMillis,
-                KeyLayout.key(tag, KeyLayout.CHANNEL),
-                publish);
+        String holdKey = KeyLayout.key(tag, KeyLayout.HOLD);
+        String fenceKey = KeyLayout.key(tag, KeyLayout.FENCE);
+        List<Object> answer = queue
+                ? redis.call(
+                        LuaScript.LOCK_ACQUIRE_QUEUED,
+                        ScriptOutputType.MULTI,
+                        new String[] {
+                            holdKey,
+                            fenceKey,
+                            KeyLayout.key(tag, KeyLayout.QUEUE),
+                            KeyLayout.key(tag, KeyLayout.WAITERS)
+                        },
+                        owner.value(),
+                        millis(lease),
+                        waiterTimeoutMillis,
+                        KeyLayout.key(tag, KeyLayout.CHANNEL),
+                        publish)
+                : redis.call(
+                        LuaScript.LOCK_ACQUIRE,
+                        ScriptOutputType.MULTI,
+                        new String[] {holdKey, fenceKey},
+                        owner.value(),
+                        millis(lease));
         long status = number(answer, 0);
         long value = number(answer, 1);
         if (status != 1) {

@@ -62,13 +62,20 @@ class RedisScriptsIT {
     }
 
     private static List<Object> acquire(Keys k, String owner, long leaseMillis, boolean queue, long waiterTimeout) {
+        if (!queue) {
+            return connections.call(
+                    LuaScript.LOCK_ACQUIRE,
+                    ScriptOutputType.MULTI,
+                    new String[] {k.hold, k.fence},
+                    owner,
+                    Long.toString(leaseMillis));
+        }
         return connections.call(
-                LuaScript.LOCK_ACQUIRE,
+                LuaScript.LOCK_ACQUIRE_QUEUED,
                 ScriptOutputType.MULTI,
                 new String[] {k.hold, k.fence, k.queue, k.waiters},
                 owner,
                 Long.toString(leaseMillis),
-                queue ? "1" : "0",
                 Long.toString(waiterTimeout),
                 k.channel,
                 "PUBLISH");
@@ -364,14 +371,8 @@ class RedisScriptsIT {
 
     @Test
     void scriptSha_matchesServerDigest() {
-        for (LuaScript s : List.of(
-                LuaScript.LOCK_ACQUIRE,
-                LuaScript.LOCK_RELEASE,
-                LuaScript.LOCK_RENEW,
-                LuaScript.LOCK_HANDOFF,
-                LuaScript.LOCK_ABANDON,
-                LuaScript.LOCK_INSPECT,
-                LuaScript.LOCK_FORCE_RELEASE)) {
+        assertThat(LuaScript.ALL).hasSize(8);
+        for (LuaScript s : LuaScript.ALL) {
             assertThat(sync.scriptLoad(s.source())).as(s.name()).isEqualTo(s.sha1());
         }
     }
