@@ -163,7 +163,7 @@ public final class EtcdBench {
                     "| %s | %s | %.2f | %s |",
                     scenario,
                     r.label(),
-                    total / (double) Math.max(1, r.ops()),
+                    total / (double) Math.max(1, r.windowOps()),
                     delta));
             return r;
         }

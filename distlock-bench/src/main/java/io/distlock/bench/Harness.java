@@ -88,6 +88,8 @@ final class Harness {
             @Nullable Runnable atStart,
             @Nullable Runnable atEnd) {
         long[] ops = new long[threads];
+        // every completed operation, whatever the stage: the server-side windows divide by these (see windowOps)
+        java.util.concurrent.atomic.AtomicLongArray allOps = new java.util.concurrent.atomic.AtomicLongArray(threads);
         LongList[] latencies = new LongList[threads];
         Probe probe = new Probe(threads);
         AtomicReference<@Nullable Throwable> firstError = new AtomicReference<>();
@@ -126,6 +128,7 @@ final class Harness {
                                 }
                                 continue;
                             }
+                            allOps.lazySet(t, allOps.get(t) + 1);
                             if (s == MEASURE) {
                                 lat.add(System.nanoTime() - t0);
                                 ops[t]++;
@@ -143,6 +146,7 @@ final class Harness {
             }
             go.countDown();
             sleep(warmup);
+            long before = sum(allOps);
             if (atStart != null) {
                 atStart.run();
             }
@@ -156,6 +160,7 @@ final class Harness {
             if (atEnd != null) {
                 atEnd.run();
             }
+            long windowOps = sum(allOps) - before;
             long drainUntil = System.nanoTime() + DRAIN.toNanos();
             int stuck = 0;
             for (Thread w : workers) {
@@ -168,7 +173,7 @@ final class Harness {
                     w.interrupt();
                 }
             }
-            return Result.of(label, threads, window, ops, latencies, probe, errors, firstError.get(), stuck);
+            return Result.of(label, threads, window, ops, latencies, probe, errors, firstError.get(), stuck, windowOps);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             for (Thread w : workers) {
@@ -176,6 +181,14 @@ final class Harness {
             }
             throw new IllegalStateException("interrupted in phase " + label, e);
         }
+    }
+
+    private static long sum(java.util.concurrent.atomic.AtomicLongArray a) {
+        long n = 0;
+        for (int i = 0; i < a.length(); i++) {
+            n += a.get(i);
+        }
+        return n;
     }
 
     static void sleep(Duration d) throws InterruptedException {
@@ -218,7 +231,12 @@ final class Harness {
         }
     }
 
-    /** The figures of one phase. Latencies in microseconds; NaN where there is nothing to report. */
+    /**
+     * The figures of one phase. Latencies in microseconds; NaN where there is nothing to report. {@code windowOps}
+     * counts the operations completed from just before the window's start hook to just after its end hook, the
+     * span over which server-side counters are read (so that a slow counter read does not inflate per-operation
+     * counts); it equals {@code ops} up to the operations in flight at the edges.
+     */
     record Result(
             String label,
             int threads,
@@ -233,7 +251,8 @@ final class Harness {
             double busiestToIdlest,
             long errors,
             @Nullable String firstError,
-            int stuck) {
+            int stuck,
+            long windowOps) {
 
         static Result of(
                 String label,
@@ -244,7 +263,8 @@ final class Harness {
                 Probe probe,
                 long[] errors,
                 @Nullable Throwable firstError,
-                int stuck) {
+                int stuck,
+                long windowOps) {
             long total = Arrays.stream(ops).sum();
             double seconds = windowNanos / 1e9;
             long[] lat = LongList.merge(latencies);
@@ -266,7 +286,8 @@ final class Harness {
                     ratio,
                     Arrays.stream(errors).sum(),
                     firstError == null ? null : firstError.toString(),
-                    stuck);
+                    stuck,
+                    windowOps);
         }
 
         static double percentileMicros(long[] sorted, double q) {

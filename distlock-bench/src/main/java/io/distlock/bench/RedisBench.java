@@ -416,7 +416,7 @@ public final class RedisBench {
                     () -> stats[0] = commandStats(),
                     () -> stats[1] = commandStats());
             Map<String, Long> delta = delta(stats[0], stats[1]);
-            double releases = Math.max(1, r.ops());
+            double releases = Math.max(1, r.windowOps());
             double scripts = scripts(delta);
             double subs = subscribes(delta);
             double all = total(delta);
@@ -542,7 +542,7 @@ public final class RedisBench {
     private Result counted(String scenario, java.util.function.Function<Scenarios.Window, Result> run) {
         Counter c = new Counter();
         Result r = run.apply(c);
-        double ops = Math.max(1, r.ops());
+        double ops = Math.max(1, r.windowOps());
         perOp.add(String.format(
                 Locale.ROOT,
                 "| %s | %s | %.2f | %.2f | %.2f | %.2f | %s |",
