@@ -13,6 +13,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What differs between databases: the database clock in SQL, the fencing sequence, error classification, session ids
@@ -98,6 +99,12 @@ enum Dialect {
         }
 
         @Override
+        @Nullable
+        String nextValueExpression(String table) {
+            return null;
+        }
+
+        @Override
         boolean isLockNotAvailable(SQLException e) {
             return MARIADB.isLockNotAvailable(e);
         }
@@ -140,6 +147,12 @@ enum Dialect {
 
     /** Draws the next fencing token (also used as queue ticket); strictly increasing across sessions. */
     abstract long nextToken(Connection c, String table) throws SQLException;
+
+    /** The next value of the fencing sequence as a SQL expression, or null where there is no sequence (MySQL). */
+    @Nullable
+    String nextValueExpression(String table) {
+        return this == POSTGRESQL ? "nextval('" + table + "_fence')" : "NEXT VALUE FOR " + table + "_fence";
+    }
 
     /** SQL returning the id of the connection's server session. */
     abstract String sessionIdQuery();

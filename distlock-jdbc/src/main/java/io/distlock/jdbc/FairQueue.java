@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The fair-lock queue table, shared by every mode: one row per waiting owner with a ticket from the fencing sequence
@@ -22,6 +23,7 @@ final class FairQueue {
     private final String refresh;
     private final String insert;
     private final String remove;
+    private final @Nullable String insertWithSequence;
 
     FairQueue(Db db) {
         this.db = db;
@@ -31,6 +33,11 @@ final class FairQueue {
         this.refresh = "UPDATE " + q + " SET deadline = " + db.now + " + ? WHERE name_hash = ? AND owner = ?";
         this.insert = "INSERT INTO " + q + " (name_hash, owner, ticket, deadline) VALUES (?, ?, ?, " + db.now + " + ?)";
         this.remove = "DELETE FROM " + q + " WHERE name_hash = ? AND owner = ?";
+        String next = db.dialect.nextValueExpression(db.table);
+        this.insertWithSequence = next == null
+                ? null
+                : "INSERT INTO " + q + " (name_hash, owner, ticket, deadline) VALUES (?, ?, " + next + ", " + db.now
+                        + " + ?)";
     }
 
     /** Evicts dead waiters, then tells whether {@code owner} may be granted: the queue is empty or it is first. */
@@ -52,11 +59,21 @@ final class FairQueue {
      * transaction, so a waiter's place is fixed by its first round trip.
      */
     boolean joinAndCheck(Connection c, String hash, String owner) throws SQLException {
+        enqueue(c, hash, owner);
+        if (isHead(c, hash, owner)) {
+            return true;
+        }
+        // someone else is first: it may be a waiter that died
         try (PreparedStatement ps = c.prepareStatement(evict)) {
             ps.setString(1, hash);
-            ps.executeUpdate();
+            if (ps.executeUpdate() == 0) {
+                return false;
+            }
         }
-        enqueue(c, hash, owner);
+        return isHead(c, hash, owner);
+    }
+
+    private boolean isHead(Connection c, String hash, String owner) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(head)) {
             ps.setString(1, hash);
             try (ResultSet rs = ps.executeQuery()) {
@@ -75,6 +92,15 @@ final class FairQueue {
             if (ps.executeUpdate() > 0) {
                 return;
             }
+        }
+        if (insertWithSequence != null) {
+            try (PreparedStatement ps = c.prepareStatement(insertWithSequence)) {
+                ps.setString(1, hash);
+                ps.setString(2, owner);
+                ps.setLong(3, timeout);
+                ps.executeUpdate();
+            }
+            return;
         }
         long ticket = db.dialect.nextToken(c, db.table);
         try (PreparedStatement ps = c.prepareStatement(insert)) {

@@ -86,6 +86,26 @@ final class JdbcTableLockStore implements LockStore {
         maybeCleanup();
         String hash = Names.hash(key.name());
         long leaseMillis = Db.leaseMillis(lease);
+        for (int race = 0; ; race++) {
+            try {
+                return acquireOnce(key, owner, hash, leaseMillis, queued);
+            } catch (LostInsertRace e) {
+                if (race >= 3) {
+                    // each lost race was another owner's insert winning: the lock was held, by someone else
+                    return Attempt.busy(Duration.ZERO);
+                }
+            }
+        }
+    }
+
+    /** Another transaction inserted the name's row first; nothing was written. */
+    private static final class LostInsertRace extends RuntimeException {
+        LostInsertRace(Throwable cause) {
+            super("lost an insert race", cause, false, false);
+        }
+    }
+
+    private Attempt acquireOnce(LockKey key, OwnerId owner, String hash, long leaseMillis, boolean queued) {
         int[] runs = {0};
         return db.transaction("acquire of '" + abbreviate(key.name()) + "'", c -> {
             // a retry may follow an attempt whose commit went through unseen: then our own row is our grant
@@ -135,7 +155,7 @@ final class JdbcTableLockStore implements LockStore {
                     ps.executeUpdate();
                 } catch (SQLException e) {
                     if (Dialect.isDuplicateKey(e)) {
-                        throw new java.sql.SQLTransientException("lost an insert race; retrying", "40001", e);
+                        throw new LostInsertRace(e);
                     }
                     throw e;
                 }
