@@ -349,8 +349,8 @@ public final class RedisBench {
                 ">=",
                 0.95);
         double[] d = Objects.requireNonNull(perRelease.get("distlock"));
-        report.target("script calls per release, 1,000 waiters ÷ 1 waiter (no growth)", d[1] / d[0], "<=", 1.0);
-        report.target("all commands per release, 1,000 waiters ÷ 1 waiter (no growth)", d[3] / d[2], "<=", 1.0);
+        report.target("script calls per release, 1,000 waiters ÷ 1 waiter (no growth, ±5 %)", d[1] / d[0], "<=", 1.05);
+        report.target("all commands per release, 1,000 waiters ÷ 1 waiter (no growth, ±5 %)", d[3] / d[2], "<=", 1.05);
         report.target("watchdog requests per renewal round (tick), 10,000 holds", distlockPerTick, "<=", 10, false);
         report.line("");
         report.line(String.format(
