@@ -18,7 +18,9 @@ for i, path in enumerate(runs):
         m = re.match(r"\| (.+?) \| ([0-9.,]+)× \| ([≤≥]) ([0-9.,]+)× \|", line)
         if not m:
             continue
-        name = section + ": " + m.group(1)
+        # labels changed slightly between harness versions; one row per target
+        label = re.sub(r" \(no growth[^)]*\)", "", m.group(1)).replace("release: 1,000", "release, 1,000")
+        name = section + ": " + label
         if name not in rows:
             rows[name] = (float(m.group(4).replace(",", "")), m.group(3), [None] * len(runs))
             order.append(name)
