@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * The fair-lock queue table, shared by every mode: one row per waiting owner with a ticket from the fencing sequence
  * (so tickets order requests across clients) and a deadline on database time. A waiter refreshes its deadline with
  * every attempt; an entry past its deadline belongs to a waiter that died and is evicted by the next attempt on that
- * name. Only the entry with the lowest live ticket may be granted.
+ * name when it reaches the head. Only the entry with the lowest live ticket may be granted.
  */
 final class FairQueue {
     /** How long a waiter's entry lives without a new attempt, as in the reference store. */
@@ -28,8 +28,9 @@ final class FairQueue {
     FairQueue(Db db) {
         this.db = db;
         String q = db.table + "_queue";
-        this.evict = "DELETE FROM " + q + " WHERE name_hash = ? AND deadline <= " + db.now;
-        this.head = "SELECT owner FROM " + q + " WHERE name_hash = ? ORDER BY ticket LIMIT 1";
+        this.evict = "DELETE FROM " + q + " WHERE name_hash = ? AND owner = ? AND deadline <= " + db.now;
+        this.head = "SELECT owner, CASE WHEN deadline <= " + db.now + " THEN 1 ELSE 0 END FROM " + q
+                + " WHERE name_hash = ? ORDER BY ticket LIMIT 1";
         this.refresh = "UPDATE " + q + " SET deadline = " + db.now + " + ? WHERE name_hash = ? AND owner = ?";
         this.insert = "INSERT INTO " + q + " (name_hash, owner, ticket, deadline) VALUES (?, ?, ?, " + db.now + " + ?)";
         this.remove = "DELETE FROM " + q + " WHERE name_hash = ? AND owner = ?";
@@ -40,46 +41,49 @@ final class FairQueue {
                         + " + ?)";
     }
 
-    /** Evicts dead waiters, then tells whether {@code owner} may be granted: the queue is empty or it is first. */
+    /** Tells whether {@code owner} may be granted: the queue is empty or it is first (dead heads are evicted). */
     boolean mayGrant(Connection c, String hash, String owner) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(evict)) {
-            ps.setString(1, hash);
-            ps.executeUpdate();
-        }
-        try (PreparedStatement ps = c.prepareStatement(head)) {
-            ps.setString(1, hash);
-            try (ResultSet rs = ps.executeQuery()) {
-                return !rs.next() || owner.equals(rs.getString(1));
-            }
-        }
+        String first = liveHead(c, hash);
+        return first == null || first.equals(owner);
     }
 
     /**
-     * Evicts dead waiters, puts {@code owner} in the queue (or refreshes its entry), and tells whether it is first. One
-     * transaction, so a waiter's place is fixed by its first round trip.
+     * Puts {@code owner} in the queue (or refreshes its entry) and tells whether it is first. One transaction, so a
+     * waiter's place is fixed by its first round trip.
      */
     boolean joinAndCheck(Connection c, String hash, String owner) throws SQLException {
         enqueue(c, hash, owner);
-        if (isHead(c, hash, owner)) {
-            return true;
-        }
-        // someone else is first: it may be a waiter that died
-        try (PreparedStatement ps = c.prepareStatement(evict)) {
-            ps.setString(1, hash);
-            if (ps.executeUpdate() == 0) {
-                return false;
-            }
-        }
-        return isHead(c, hash, owner);
+        return owner.equals(liveHead(c, hash));
     }
 
-    private boolean isHead(Connection c, String hash, String owner) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(head)) {
-            ps.setString(1, hash);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() && owner.equals(rs.getString(1));
+    /**
+     * The first waiter whose entry is live. A dead first entry (its waiter stopped refreshing) is deleted by its primary
+     * key, which locks only that row: range deletes of many waiters at once deadlock on InnoDB.
+     */
+    private @Nullable String liveHead(Connection c, String hash) throws SQLException {
+        for (int i = 0; i < 100; i++) {
+            String owner;
+            boolean dead;
+            try (PreparedStatement ps = c.prepareStatement(head)) {
+                ps.setString(1, hash);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return null;
+                    }
+                    owner = rs.getString(1);
+                    dead = rs.getInt(2) == 1;
+                }
+            }
+            if (!dead) {
+                return owner;
+            }
+            try (PreparedStatement ps = c.prepareStatement(evict)) {
+                ps.setString(1, hash);
+                ps.setString(2, owner);
+                ps.executeUpdate();
             }
         }
+        return null;
     }
 
     /** Puts {@code owner} in the queue, or refreshes its deadline if it is there. */
