@@ -102,7 +102,7 @@ public final class RedisBench {
 
     /**
      * Runs a short subset (uncontended against the PING floor, one key from 8 threads; distlock and Redisson) and
-     * prints a Markdown report; about 20 seconds at a 2-second phase.
+     * prints a Markdown report; about 30 seconds at the default 2-second phase on a busy 2-core machine.
      *
      * @throws io.lettuce.core.RedisException if the server cannot be reached
      */
