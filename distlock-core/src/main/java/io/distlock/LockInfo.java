@@ -10,7 +10,8 @@ import java.util.Objects;
  * @param owner the owner id written in the store ({@code clientId} followed by a thread or hold suffix)
  * @param remainingLease the lease left, by the store's clock; {@link Duration#ZERO} where the store keeps no lease
  *     (a ZooKeeper session, a database session) and the hold lasts while its owner is connected
- * @param fencingToken the token of the hold
+ * @param fencingToken the token of the hold, or -1 where the store cannot tell another client's token (JDBC's
+ *     session-bound modes)
  * @param waiters how many owners wait in the store's queue, or -1 where the store cannot tell
  */
 public record LockInfo(String name, String owner, Duration remainingLease, long fencingToken, int waiters) {

@@ -18,6 +18,9 @@ import org.jspecify.annotations.Nullable;
  * reached; the core wraps it with the operation and lock name.
  *
  * <p>Implementations must be thread-safe: one store instance serves every lock and thread of a client.
+ *
+ * <p>A step may be called on an interrupted thread (a waiter that is being interrupted). It must still complete, or
+ * fail with an exception, and leave the interrupt flag set; the core decides what the interrupt means.
  */
 public interface LockStore extends AutoCloseable {
 
