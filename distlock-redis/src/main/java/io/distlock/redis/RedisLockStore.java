@@ -248,7 +248,18 @@ final class RedisLockStore implements LockStore {
             undoGrant(tag, owner);
             throw e;
         }
-        if (acked < minReplicas) {
+        String holder = null;
+        if (acked >= minReplicas) {
+            // Lettuce may have reconnected to a newly promoted master between the grant and WAIT: WAIT would then
+            // count replicas of a server that never saw the grant. Check that the server that answered has our hold.
+            try {
+                holder = redis.await(redis.async().get(KeyLayout.key(tag, KeyLayout.HOLD)));
+            } catch (RuntimeException e) {
+                undoGrant(tag, owner);
+                throw e;
+            }
+        }
+        if (acked < minReplicas || !owner.value().equals(holder)) {
             undoGrant(tag, owner);
             throw new DistributedLockException(
                     "lock '" + key.name() + "' was granted but only " + acked + " of the required " + minReplicas

@@ -29,6 +29,11 @@ class RedisSentinelIT {
     @RegisterExtension
     static final RedisSentinelSet sentinels = RedisSentinelSet.of(1, 3);
 
+    @org.junit.jupiter.api.BeforeEach
+    void replicasInSync() {
+        sentinels.awaitReplicasInSync(); // a previous test's failover may still be re-syncing the old master
+    }
+
     private static LockClient client(boolean replicaAcks) {
         RedisLockClient.Builder b =
                 RedisLockClient.builder().uri(sentinels.sentinelUri()).leaseTime(Duration.ofSeconds(2));

@@ -21,7 +21,7 @@ public final class RedisSentinelSet implements BeforeAllCallback, AfterAllCallba
     /** The master name the Sentinels monitor. */
     public static final String MASTER_NAME = "mymaster";
 
-    private static final Duration READY_TIMEOUT = Duration.ofSeconds(20);
+    private static final Duration READY_TIMEOUT = io.distlock.testkit.Timing.seconds(60);
 
     private final int replicas;
     private final int sentinels;
@@ -108,6 +108,10 @@ public final class RedisSentinelSet implements BeforeAllCallback, AfterAllCallba
                 "",
                 "--appendonly",
                 "no",
+                "--repl-diskless-sync",
+                "yes",
+                "--repl-diskless-sync-delay",
+                "0",
                 "--dir",
                 d.toString(),
                 "--logfile",
@@ -122,6 +126,14 @@ public final class RedisSentinelSet implements BeforeAllCallback, AfterAllCallba
             throw new IllegalStateException("redis-server did not start on port " + port + "; see " + d);
         }
         return port;
+    }
+
+    /**
+     * Waits until Sentinel's current master sees every replica online: after a failover the old master is turned into
+     * a replica only after a while, and a test that needs replica acknowledgements must wait for that.
+     */
+    public void awaitReplicasInSync() {
+        awaitReplicasOnline(masterPort());
     }
 
     private void awaitReplicasOnline(int masterPort) {
