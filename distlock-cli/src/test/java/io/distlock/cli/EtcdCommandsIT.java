@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** status, list, force-unlock and bench against a real etcd started on free loopback ports. */
-class EtcdCommandsIT {
+class EtcdCommandsIT implements AdminCommandsContract {
     @RegisterExtension
     static final EtcdServer etcd = EtcdServer.onFreePort();
 
@@ -31,34 +31,10 @@ class EtcdCommandsIT {
         }
     }
 
-    private static AdminCommandsChecks checks() {
+    @Override
+    public AdminCommandsChecks checks() {
         EtcdLockClient h = java.util.Objects.requireNonNull(holder, "holder");
         return new AdminCommandsChecks(h, "--backend", uri);
-    }
-
-    @Test
-    void status_heldLock_showsHolderAndToken() throws InterruptedException {
-        checks().status_heldLock_showsHolderAndToken();
-    }
-
-    @Test
-    void status_freeLock_exitsOne() {
-        checks().status_freeLock_exitsOne();
-    }
-
-    @Test
-    void list_prefix_showsOnlyMatchingHeldLocks() throws InterruptedException {
-        checks().list_prefix_showsOnlyMatchingHeldLocks();
-    }
-
-    @Test
-    void forceUnlock_confirmed_removesTheHold() throws InterruptedException {
-        checks().forceUnlock_confirmed_removesTheHold();
-    }
-
-    @Test
-    void forceUnlock_declined_keepsTheHold() throws InterruptedException {
-        checks().forceUnlock_declined_keepsTheHold();
     }
 
     @Test

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** status, list, force-unlock and bench against H2 in server mode (a TCP server in this JVM) over JDBC. */
-class JdbcCommandsIT {
+class JdbcCommandsIT implements AdminCommandsContract {
     private static @Nullable EmbeddedH2 server;
     private static @Nullable HikariDataSource dataSource;
     private static @Nullable JdbcLockClient holder;
@@ -45,34 +45,10 @@ class JdbcCommandsIT {
         }
     }
 
-    private static AdminCommandsChecks checks() {
+    @Override
+    public AdminCommandsChecks checks() {
         JdbcLockClient h = java.util.Objects.requireNonNull(holder, "holder");
         return new AdminCommandsChecks(h, "--backend", url);
-    }
-
-    @Test
-    void status_heldLock_showsHolderAndToken() throws InterruptedException {
-        checks().status_heldLock_showsHolderAndToken();
-    }
-
-    @Test
-    void status_freeLock_exitsOne() {
-        checks().status_freeLock_exitsOne();
-    }
-
-    @Test
-    void list_prefix_showsOnlyMatchingHeldLocks() throws InterruptedException {
-        checks().list_prefix_showsOnlyMatchingHeldLocks();
-    }
-
-    @Test
-    void forceUnlock_confirmed_removesTheHold() throws InterruptedException {
-        checks().forceUnlock_confirmed_removesTheHold();
-    }
-
-    @Test
-    void forceUnlock_declined_keepsTheHold() throws InterruptedException {
-        checks().forceUnlock_declined_keepsTheHold();
     }
 
     @Test

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Every subcommand against a real redis-server started on a free loopback port. */
-class RedisCommandsIT {
+class RedisCommandsIT implements AdminCommandsContract {
     @RegisterExtension
     static final RedisServer redis = RedisServer.onFreePort();
 
@@ -29,34 +29,10 @@ class RedisCommandsIT {
         }
     }
 
-    private static AdminCommandsChecks checks() {
+    @Override
+    public AdminCommandsChecks checks() {
         RedisLockClient h = java.util.Objects.requireNonNull(holder, "holder");
         return new AdminCommandsChecks(h, "--backend", redis.uri());
-    }
-
-    @Test
-    void status_heldLock_showsHolderAndToken() throws InterruptedException {
-        checks().status_heldLock_showsHolderAndToken();
-    }
-
-    @Test
-    void status_freeLock_exitsOne() {
-        checks().status_freeLock_exitsOne();
-    }
-
-    @Test
-    void list_prefix_showsOnlyMatchingHeldLocks() throws InterruptedException {
-        checks().list_prefix_showsOnlyMatchingHeldLocks();
-    }
-
-    @Test
-    void forceUnlock_confirmed_removesTheHold() throws InterruptedException {
-        checks().forceUnlock_confirmed_removesTheHold();
-    }
-
-    @Test
-    void forceUnlock_declined_keepsTheHold() throws InterruptedException {
-        checks().forceUnlock_declined_keepsTheHold();
     }
 
     @Test

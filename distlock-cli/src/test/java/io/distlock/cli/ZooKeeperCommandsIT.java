@@ -11,7 +11,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** status, list, force-unlock and bench against an in-process ZooKeeper server (Curator's TestingServer). */
-class ZooKeeperCommandsIT {
+class ZooKeeperCommandsIT implements AdminCommandsContract {
     private static @Nullable TestingServer server;
     private static @Nullable ZooKeeperLockClient holder;
     private static String uri = "";
@@ -37,34 +37,10 @@ class ZooKeeperCommandsIT {
         }
     }
 
-    private static AdminCommandsChecks checks() {
+    @Override
+    public AdminCommandsChecks checks() {
         ZooKeeperLockClient h = java.util.Objects.requireNonNull(holder, "holder");
         return new AdminCommandsChecks(h, "--backend", uri);
-    }
-
-    @Test
-    void status_heldLock_showsHolderAndToken() throws InterruptedException {
-        checks().status_heldLock_showsHolderAndToken();
-    }
-
-    @Test
-    void status_freeLock_exitsOne() {
-        checks().status_freeLock_exitsOne();
-    }
-
-    @Test
-    void list_prefix_showsOnlyMatchingHeldLocks() throws InterruptedException {
-        checks().list_prefix_showsOnlyMatchingHeldLocks();
-    }
-
-    @Test
-    void forceUnlock_confirmed_removesTheHold() throws InterruptedException {
-        checks().forceUnlock_confirmed_removesTheHold();
-    }
-
-    @Test
-    void forceUnlock_declined_keepsTheHold() throws InterruptedException {
-        checks().forceUnlock_declined_keepsTheHold();
     }
 
     @Test
