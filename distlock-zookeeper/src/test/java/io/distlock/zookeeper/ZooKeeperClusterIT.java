@@ -147,7 +147,8 @@ class ZooKeeperClusterIT {
 
         work.join(Timing.seconds(15).toMillis());
         assertThat(work.isAlive()).as("holder still believes it holds the lock").isFalse();
-        assertThat(lostAt.get()).as("holder told lost").isNotZero();
+        // the hold turns invalid first (so work stops at once), then listeners are told: allow that instant
+        Eventually.within(Timing.seconds(2), "holder told lost", () -> lostAt.get() != 0);
         assertThat(lostAt.get() - injected)
                 .as("told within the session timeout")
                 .isLessThan(ZooKeeperTestServers.SESSION_TIMEOUT.toNanos());
