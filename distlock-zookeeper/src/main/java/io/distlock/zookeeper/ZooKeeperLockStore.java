@@ -119,6 +119,9 @@ final class ZooKeeperLockStore implements LockStore {
     private final Set<Sub> subscriptions = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<String, Sub> subscriptionsByPath = new ConcurrentHashMap<>();
     private final AtomicLong epoch = new AtomicLong();
+    /** How soon to try again after the lock node kept changing under one attempt. */
+    private static final Duration CHURN_RETRY = Duration.ofMillis(10);
+
     private final ConnectionStateListener stateListener = this::stateChanged;
     /** The engine's "check your holds now", run on SUSPENDED and LOST so listeners hear of a loss at once. */
     private volatile Runnable checkNow = () -> {};
@@ -272,7 +275,16 @@ final class ZooKeeperLockStore implements LockStore {
                 }
                 return Attempt.busy(retryWithin);
             }
-            throw new IllegalStateException("lock node " + lockPath + " kept changing under " + MAX_TRIES + " tries");
+            // the name's lock node was removed and made again under us every time: others are busy with this lock.
+            // That is contention, not a failure: answer busy (leaving nothing behind for a plain try) and let the
+            // engine try again shortly.
+            if (!queue) {
+                Entry left = entries.remove(id);
+                if (left != null) {
+                    deleteGuaranteed(left.path());
+                }
+            }
+            return Attempt.busy(CHURN_RETRY);
         });
     }
 
