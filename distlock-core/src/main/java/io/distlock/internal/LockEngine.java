@@ -6,6 +6,7 @@ import io.distlock.LockAdmin;
 import io.distlock.LockClient;
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.HandOff;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.LockStore;
 import io.distlock.spi.OwnerId;
@@ -263,7 +264,8 @@ public final class LockEngine implements LockClient {
                     return reentered;
                 }
             }
-            boolean queued = lock.fair || traits.queuesEveryWaiter();
+            // every local waiter in the store's queue (fair locks; stores whose queue is the only order)
+            boolean queued = lock.fair || (traits.queuesEveryWaiter() && !traits.handsOff());
             boolean mayWait = waitNanos > 0;
             long deadline = start + waitNanos;
             long nextTryAt = start;
@@ -273,6 +275,7 @@ public final class LockEngine implements LockClient {
             Waiter w = null;
             for (; ; ) {
                 boolean attempt;
+                boolean queueAttempt = false;
                 // whether this waiter is the one that talks to the store now, so its retry time matters
                 boolean competing = false;
                 s.mutex.lock();
@@ -298,7 +301,7 @@ public final class LockEngine implements LockClient {
                             metrics.notAcquired(lock.name(), 0);
                             return null; // another owner of this client holds it: no round trip needed
                         }
-                        competing = holder == null && (w == null || s.firstLocal() == w);
+                        competing = holder == null && (w == null || w.inStoreQueue || s.firstLocal() == w);
                         attempt = competing && (w == null || w.signalled || now - nextTryAt >= 0);
                     }
                     if (w != null) {
@@ -306,6 +309,10 @@ public final class LockEngine implements LockClient {
                         w.signalled = false;
                         // a release must not hand the lock to a waiter whose own attempt is on its way to the store
                         w.attempting = attempt;
+                        if (attempt && mayWait && (queued || traits.queuesEveryWaiter())) {
+                            queueAttempt = true;
+                            w.inStoreQueue |= !queued; // from now on it has a place to give back
+                        }
                     }
                 } finally {
                     s.mutex.unlock();
@@ -320,7 +327,7 @@ public final class LockEngine implements LockClient {
                             notifies = subscribe(s);
                             subscribed = true;
                         }
-                        result = store.tryAcquire(s.key, owner, lease, queued && mayWait);
+                        result = store.tryAcquire(s.key, owner, lease, queueAttempt || (queued && mayWait));
                     } catch (RuntimeException e) {
                         leave(s, w);
                         abandonQuietly(s.key, owner); // the grant may have happened with its answer lost
@@ -515,6 +522,7 @@ public final class LockEngine implements LockClient {
     /** Ends a wait. Returns a grant the waiter keeps (timeout during a hand-off); null otherwise. */
     private @Nullable HoldImpl giveUp(LockState s, Waiter w, boolean interrupted) {
         HoldImpl grant;
+        boolean inQueue = false;
         for (; ; ) {
             s.mutex.lock();
             try {
@@ -526,6 +534,7 @@ public final class LockEngine implements LockClient {
                     s.waiters.remove(w);
                     wakeNextLocal(s, w);
                     grant = null;
+                    inQueue = w.queued || w.inStoreQueue;
                     break;
                 }
             } finally {
@@ -535,7 +544,7 @@ public final class LockEngine implements LockClient {
             LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(1));
         }
         if (grant == null) {
-            if (w.queued) {
+            if (inQueue) {
                 abandonQuietly(s.key, w.owner);
             }
             return null;
@@ -674,20 +683,21 @@ public final class LockEngine implements LockClient {
     private void handOff(LockState s, HoldImpl from, Waiter to) {
         Duration lease = to.fixedLease != null ? to.fixedLease : config.watchdogLease();
         long sent = ticker.read();
-        Long token;
+        HandOff answer;
         RuntimeException failure = null;
         try {
-            token = store.handOff(s.key, from.owner, to.owner, lease);
+            answer = Objects.requireNonNull(store.handOff(s.key, from.owner, to.owner, lease), "handOff answer");
         } catch (RuntimeException e) {
-            token = null;
+            answer = HandOff.notHeld();
             failure = e;
         }
         HoldImpl granted = null;
-        if (token != null) {
+        if (answer instanceof HandOff.Granted g) {
             granted = new HoldImpl(
-                    this, s, to.lock, to.owner, to.threadView, token, to.fixedLease, sent, lease.toNanos());
+                    this, s, to.lock, to.owner, to.threadView, g.fencingToken(), to.fixedLease, sent, lease.toNanos());
             activate(granted);
         }
+        boolean queued = answer == HandOff.queued();
         s.mutex.lock();
         try {
             if (granted != null) {
@@ -700,6 +710,9 @@ public final class LockEngine implements LockClient {
                     s.holder = null;
                 }
                 to.status = Waiter.Status.WAITING;
+                // queued: the store put it behind owners of other clients; it waits there and gives the place back
+                // if it gives up (a failed round trip may have queued it too, without our knowing)
+                to.inStoreQueue |= queued || (failure != null && traits.queuesEveryWaiter());
                 s.waiters.addFirst(to);
                 s.signalWaiters();
             }
@@ -711,6 +724,10 @@ public final class LockEngine implements LockClient {
             metrics.acquired(s.key.name(), 0);
             from.lock.fireReleased(from.fencingToken);
             to.lock.fireAcquired(granted.fencingToken);
+            return;
+        }
+        if (queued) {
+            from.lock.fireReleased(from.fencingToken);
             return;
         }
         if (failure != null) {

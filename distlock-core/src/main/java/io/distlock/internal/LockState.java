@@ -53,12 +53,16 @@ final class LockState {
         return null;
     }
 
-    /** Wakes whoever should retry now: the first non-queued waiter and every queued one. Caller holds mutex. */
+    /**
+     * Wakes whoever should retry now: the first non-queued waiter and every waiter with a place in the store's queue.
+     * Caller holds mutex.
+     */
     void signalWaiters() {
         boolean localSignalled = false;
         for (Waiter w : waiters) {
-            if (w.queued) {
+            if (w.queued || w.inStoreQueue) {
                 w.signal();
+                localSignalled |= !w.queued;
             } else if (!localSignalled) {
                 w.signal();
                 localSignalled = true;

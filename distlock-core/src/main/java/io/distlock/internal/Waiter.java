@@ -23,6 +23,12 @@ final class Waiter {
     final boolean queued;
 
     Status status = Status.WAITING;
+    /**
+     * A non-queued waiter of a store that queues every waiter has a place in the store's queue (it made a queued
+     * attempt, or a hand-off queued it): it must come back when woken and abandon its place when it gives up.
+     */
+    boolean inStoreQueue;
+
     /** Its attempt is on its way to the store: it must not be claimed for a hand-off meanwhile. */
     boolean attempting;
 

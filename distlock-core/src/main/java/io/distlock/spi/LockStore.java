@@ -6,7 +6,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The atomic steps a store performs for an exclusive lock. Each method is a single round trip (or as few as the store
@@ -66,12 +65,16 @@ public interface LockStore extends AutoCloseable {
     /**
      * Hands the lock from {@code from} to {@code to} in one round trip, with a fresh fencing token and {@code lease},
      * when {@link Traits#handsOff()} is true. Called by the core when a thread of the same client waits for the lock
-     * that {@code from} releases.
+     * that {@code from} releases. The receiving owner may already have an entry in the store's queue (a store that
+     * {@link Traits#queuesEveryWaiter() queues every waiter}); the store then grants that entry if it is next, so the
+     * token stays greater than every token issued before.
      *
-     * @return the new hold's token, or null if {@code from} did not hold the lock (nothing was changed)
+     * @return {@link HandOff.Granted} with the new hold's token; {@link HandOff#notHeld()} if {@code from} did not hold
+     *     the lock (nothing was changed); {@link HandOff#queued()} only from a store that queues every waiter, when
+     *     {@code from}'s hold ended but owners of other clients were ahead of {@code to}, which now waits in the queue
      * @throws UnsupportedOperationException if the store does not hand off (the core never calls it then)
      */
-    default @Nullable Long handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
+    default HandOff handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
         throw new UnsupportedOperationException(
                 "this store does not hand off: " + getClass().getName());
     }
@@ -111,8 +114,12 @@ public interface LockStore extends AutoCloseable {
     /**
      * The capabilities the core adapts to.
      *
-     * @param queuesEveryWaiter waiting attempts must always use {@code queue = true}, also for non-fair locks, and
-     *     waiters of one client do not bypass the store (the store's queue is the order)
+     * @param queuesEveryWaiter a waiting attempt always uses {@code queue = true}, also for a non-fair lock (a store
+     *     whose holds are queue positions). Without {@code handsOff}, every waiting owner of the client is in the
+     *     store's queue and the store's order is the order. With {@code handsOff}, the waiters of a non-fair lock in
+     *     one client line up behind the first, which alone keeps a place in the store's queue, and a release hands the
+     *     lock to the first local waiter ({@link #handOff} may answer {@link HandOff#queued()}); a fair lock still
+     *     queues every waiter
      * @param expiresHolds the store ends a hold by itself when its lease runs out; when false the core releases a
      *     fixed-lease hold at its end
      * @param handsOff {@link #handOff} is supported

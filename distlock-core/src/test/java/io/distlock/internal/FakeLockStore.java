@@ -2,6 +2,7 @@ package io.distlock.internal;
 
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.HandOff;
 import io.distlock.spi.HeldLock;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.LockStore;
@@ -133,14 +134,14 @@ final class FakeLockStore implements LockStore {
     }
 
     @Override
-    public synchronized @Nullable Long handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
+    public synchronized HandOff handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
         handOffCalls.incrementAndGet();
         maybeFail();
         if (!from.equals(holders.get(key.name()))) {
-            return null;
+            return HandOff.notHeld();
         }
         holders.put(key.name(), to);
-        return fences.merge(key.name(), 1L, Long::sum);
+        return HandOff.granted(fences.merge(key.name(), 1L, Long::sum));
     }
 
     volatile boolean failSubscribe;

@@ -3,6 +3,7 @@ package io.distlock.jdbc;
 import io.distlock.DistributedLockException;
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.HandOff;
 import io.distlock.spi.HeldLock;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.LockStore;
@@ -246,11 +247,11 @@ final class JdbcSessionLockStore implements LockStore {
     }
 
     @Override
-    public @Nullable Long handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
+    public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
         Session s = sessions.remove(id(key, from));
         if (s == null) {
             log.warn("distlock: hand-off of '{}' from {} found no session", abbreviate(key), from);
-            return null;
+            return HandOff.notHeld();
         }
         long token;
         try {
@@ -258,12 +259,12 @@ final class JdbcSessionLockStore implements LockStore {
         } catch (SQLException e) {
             log.warn("distlock: hand-off of '{}' found the holding session dead", abbreviate(key), e);
             var unused = end(s, true);
-            return null;
+            return HandOff.notHeld();
         }
         s.owner = to;
         s.token = token;
         sessions.put(id(key, to), s);
-        return token;
+        return HandOff.granted(token);
     }
 
     @Override

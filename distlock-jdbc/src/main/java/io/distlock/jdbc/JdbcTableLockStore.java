@@ -2,6 +2,7 @@ package io.distlock.jdbc;
 
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.HandOff;
 import io.distlock.spi.HeldLock;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.LockStore;
@@ -272,7 +273,7 @@ final class JdbcTableLockStore implements LockStore {
     }
 
     @Override
-    public @Nullable Long handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
+    public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
         String hash = Names.hash(key.name());
         long leaseMillis = Db.leaseMillis(lease);
         long token = db.autocommit("hand-off of '" + abbreviate(key.name()) + "'", c -> {
@@ -288,7 +289,7 @@ final class JdbcTableLockStore implements LockStore {
                 return ps.executeUpdate() == 1 ? drawn : -1L;
             }
         });
-        return token < 0 ? null : token;
+        return token < 0 ? HandOff.notHeld() : HandOff.granted(token);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.distlock.redis;
 import io.distlock.DistributedLockException;
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.HandOff;
 import io.distlock.spi.HeldLock;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.LockStore;
@@ -23,7 +24,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -221,7 +221,7 @@ final class RedisLockStore implements LockStore {
     }
 
     @Override
-    public @Nullable Long handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
+    public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
         String tag = layout.tag(key.name());
         Long token = redis.call(
                 LuaScript.LOCK_HANDOFF,
@@ -231,12 +231,12 @@ final class RedisLockStore implements LockStore {
                 to.value(),
                 millis(lease));
         if (token == null || token == 0L) {
-            return null;
+            return HandOff.notHeld();
         }
         if (minReplicas > 0) {
             awaitReplicas(key, tag, to);
         }
-        return token;
+        return HandOff.granted(token);
     }
 
     /** WAIT for the replicas; if too few acknowledged the grant, undo it and fail loudly (never a silent grant). */

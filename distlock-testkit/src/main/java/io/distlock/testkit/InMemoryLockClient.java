@@ -75,6 +75,7 @@ public final class InMemoryLockClient implements LockClient {
         private @Nullable InMemoryLockServer server;
         private Duration leaseTime = EngineConfig.DEFAULT_LEASE;
         private @Nullable Ticker ticker;
+        private boolean strictQueue;
 
         private Builder() {}
 
@@ -96,9 +97,20 @@ public final class InMemoryLockClient implements LockClient {
             return this;
         }
 
+        /**
+         * Makes the store behave like one whose queue is the only order (ZooKeeper, etcd): waiting attempts always
+         * queue, no attempt passes a queued waiter, and a release hands the lock to a waiting thread of this client
+         * only when no owner of another client is queued ahead of it. Default false (Redis-like: a fair queue that
+         * non-fair locks may pass).
+         */
+        public Builder strictQueue(boolean strictQueue) {
+            this.strictQueue = strictQueue;
+            return this;
+        }
+
         public InMemoryLockClient build() {
             InMemoryLockServer s = server != null ? server : InMemoryLockServer.create();
-            return new InMemoryLockClient(LockEngine.create(new InMemoryLockStore(s), config()));
+            return new InMemoryLockClient(LockEngine.create(new InMemoryLockStore(s, strictQueue), config()));
         }
 
         /** Builds over a store other than the standard one; the testkit's own tests use it for broken variants. */

@@ -2,6 +2,7 @@ package io.distlock.testkit;
 
 import io.distlock.LockInfo;
 import io.distlock.internal.Ticker;
+import io.distlock.spi.HandOff;
 import io.distlock.spi.OwnerId;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -96,8 +97,12 @@ public final class InMemoryLockServer implements AutoCloseable {
 
     // ---------------------------------------------------------------- atomic steps (one "round trip" each)
 
-    /** See {@link io.distlock.spi.LockStore#tryAcquire}; returns the token, or the nanos to retry within (negative). */
-    long tryAcquire(String name, OwnerId owner, long leaseNanos, boolean queue) {
+    /**
+     * See {@link io.distlock.spi.LockStore#tryAcquire}; returns the token, or the nanos to retry within (negative).
+     * {@code strict}: the queue is the only order (as in ZooKeeper and etcd), so a non-queued attempt does not pass a
+     * queued waiter either.
+     */
+    long tryAcquire(String name, OwnerId owner, long leaseNanos, boolean queue, boolean strict) {
         lock.lock();
         try {
             long now = ticker.read();
@@ -106,7 +111,7 @@ public final class InMemoryLockServer implements AutoCloseable {
             if (h == null) {
                 boolean first =
                         q == null || q.isEmpty() || q.keySet().iterator().next().equals(owner);
-                if (!queue || first) {
+                if ((!queue && !strict) || first) {
                     if (q != null) {
                         q.remove(owner);
                         dropQueueIfEmpty(name, q);
@@ -197,23 +202,35 @@ public final class InMemoryLockServer implements AutoCloseable {
         }
     }
 
-    @Nullable
-    Long handOff(String name, OwnerId from, OwnerId to, long leaseNanos) {
+    /**
+     * See {@link io.distlock.spi.LockStore#handOff}. {@code strict}: when owners other than {@code to} are queued ahead
+     * of it, {@code from}'s hold ends and {@code to} joins the queue instead.
+     */
+    HandOff handOff(String name, OwnerId from, OwnerId to, long leaseNanos, boolean strict) {
         lock.lock();
         try {
             long now = ticker.read();
             Hold h = live(name, now);
             if (h == null || !h.owner.equals(from)) {
-                return null;
+                return HandOff.notHeld();
+            }
+            LinkedHashMap<OwnerId, Long> q = liveQueue(name, now);
+            if (strict
+                    && q != null
+                    && !q.isEmpty()
+                    && !q.keySet().iterator().next().equals(to)) {
+                holds.remove(name);
+                q.putIfAbsent(to, now + waiterTimeoutNanos);
+                publish(name);
+                return HandOff.queued();
             }
             long token = fences.merge(name, 1L, Long::sum);
             holds.put(name, new Hold(to, now + leaseNanos, token));
-            LinkedHashMap<OwnerId, Long> q = queues.get(name);
             if (q != null) {
                 q.remove(to);
                 dropQueueIfEmpty(name, q);
             }
-            return token;
+            return HandOff.granted(token);
         } finally {
             lock.unlock();
         }

@@ -2,6 +2,7 @@ package io.distlock.testkit;
 
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.HandOff;
 import io.distlock.spi.HeldLock;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.LockStore;
@@ -13,21 +14,27 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import org.jspecify.annotations.Nullable;
 
 /** One client's view of an {@link InMemoryLockServer}: the {@link LockStore} the engine drives. */
 class InMemoryLockStore implements LockStore {
     private static final Traits TRAITS = new Traits(false, true, true);
+    private static final Traits STRICT_QUEUE_TRAITS = new Traits(true, true, true);
 
     final InMemoryLockServer server;
+    private final boolean strictQueue;
 
     InMemoryLockStore(InMemoryLockServer server) {
+        this(server, false);
+    }
+
+    InMemoryLockStore(InMemoryLockServer server, boolean strictQueue) {
         this.server = server;
+        this.strictQueue = strictQueue;
     }
 
     @Override
     public Attempt tryAcquire(LockKey key, OwnerId owner, Duration lease, boolean queue) {
-        long r = server.tryAcquire(key.name(), owner, lease.toNanos(), queue);
+        long r = server.tryAcquire(key.name(), owner, lease.toNanos(), queue, strictQueue);
         return r > 0 ? Attempt.acquired(r) : Attempt.busy(Duration.ofNanos(-r));
     }
 
@@ -53,8 +60,8 @@ class InMemoryLockStore implements LockStore {
     }
 
     @Override
-    public @Nullable Long handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
-        return server.handOff(key.name(), from, to, lease.toNanos());
+    public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
+        return server.handOff(key.name(), from, to, lease.toNanos(), strictQueue);
     }
 
     @Override
@@ -80,7 +87,7 @@ class InMemoryLockStore implements LockStore {
 
     @Override
     public Traits traits() {
-        return TRAITS;
+        return strictQueue ? STRICT_QUEUE_TRAITS : TRAITS;
     }
 
     @Override

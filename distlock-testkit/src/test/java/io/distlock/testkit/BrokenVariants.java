@@ -1,6 +1,7 @@
 package io.distlock.testkit;
 
 import io.distlock.spi.Attempt;
+import io.distlock.spi.HandOff;
 import io.distlock.spi.HeldLock;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
@@ -13,7 +14,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.jspecify.annotations.Nullable;
 
 /** Stores with one defect each, as the seed articles and the peers have them. */
 final class BrokenVariants {
@@ -45,8 +45,9 @@ final class BrokenVariants {
         }
 
         @Override
-        public @Nullable Long handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
-            return super.handOff(key, from, to, lease) == null ? null : 1L;
+        public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
+            HandOff answer = super.handOff(key, from, to, lease);
+            return answer instanceof HandOff.Granted ? HandOff.granted(1) : answer;
         }
     }
 
