@@ -127,6 +127,8 @@ ensure_etcd() {
   fi
 }
 
+# the TLS tests make throw-away certificates with openssl
+command -v openssl >/dev/null || apt_install openssl
 ensure_redis
 ensure_mariadb
 ensure_postgres

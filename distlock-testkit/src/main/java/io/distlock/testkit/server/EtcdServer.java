@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.NullMarked;
 import org.jspecify.annotations.Nullable;
@@ -35,17 +36,38 @@ public final class EtcdServer implements BeforeAllCallback, AfterAllCallback, Au
     static final Duration START_TIMEOUT = Duration.ofSeconds(20);
 
     private @Nullable Member member;
+    private final @Nullable TestCertificates tls;
+    private final boolean clientCertAuth;
 
-    private EtcdServer() {}
+    private EtcdServer(@Nullable TestCertificates tls, boolean clientCertAuth) {
+        this.tls = tls;
+        this.clientCertAuth = clientCertAuth;
+    }
 
     /** A server that starts before the test class (as an extension) or at {@link #start()}. */
     public static EtcdServer onFreePort() {
-        return new EtcdServer();
+        return new EtcdServer(null, false);
+    }
+
+    /**
+     * A server that also serves clients over TLS with the given certificate, on a port of its own ({@link
+     * #tlsEndpoints()}); it starts before the test class (as an extension) or at {@link #start()}.
+     */
+    public static EtcdServer withTls(TestCertificates certificates) {
+        return new EtcdServer(Objects.requireNonNull(certificates, "certificates"), false);
+    }
+
+    /**
+     * Like {@link #withTls}, and TLS clients must present a certificate signed by the authority of {@code
+     * certificates} ({@code --client-cert-auth}).
+     */
+    public static EtcdServer withClientCertificates(TestCertificates certificates) {
+        return new EtcdServer(Objects.requireNonNull(certificates, "certificates"), true);
     }
 
     /** Starts a server now. */
     public static EtcdServer started() {
-        EtcdServer s = new EtcdServer();
+        EtcdServer s = new EtcdServer(null, false);
         s.start();
         return s;
     }
@@ -56,6 +78,11 @@ public final class EtcdServer implements BeforeAllCallback, AfterAllCallback, Au
         if (m == null) {
             for (int attempt = 0; ; attempt++) {
                 m = Member.create("default", RedisServer.freePort(), RedisServer.freePort(), tempDir());
+                if (tls != null) {
+                    m.tls = tls;
+                    m.tlsPort = RedisServer.freePort();
+                    m.clientCertAuth = clientCertAuth;
+                }
                 m.initialCluster = m.name + "=" + m.peerUrl();
                 try {
                     m.start();
@@ -111,6 +138,15 @@ public final class EtcdServer implements BeforeAllCallback, AfterAllCallback, Au
             throw new IllegalStateException("the server was never started");
         }
         return m.clientUrl();
+    }
+
+    /** {@code https://127.0.0.1:<TLS client port>}, for a server made by {@link #withTls}. */
+    public String tlsEndpoints() {
+        Member m = member;
+        if (m == null || m.tls == null) {
+            throw new IllegalStateException("the server was never started, or without TLS");
+        }
+        return "https://127.0.0.1:" + m.tlsPort;
     }
 
     /** Runs {@code etcdctl} (v3 API) against this server and returns its standard output. */
@@ -201,6 +237,12 @@ public final class EtcdServer implements BeforeAllCallback, AfterAllCallback, Au
         final int peerPort;
         final Path home;
         String initialCluster = "";
+
+        @Nullable
+        TestCertificates tls;
+
+        int tlsPort;
+        boolean clientCertAuth;
         String clusterState = "new";
         private @Nullable Process process;
 
@@ -227,16 +269,17 @@ public final class EtcdServer implements BeforeAllCallback, AfterAllCallback, Au
             if (process != null && process.isAlive()) {
                 return;
             }
-            List<String> command = List.of(
+            String clientUrls = tls == null ? clientUrl() : clientUrl() + ",https://127.0.0.1:" + tlsPort;
+            List<String> command = new ArrayList<>(List.of(
                     System.getProperty("distlock.etcd.server", "etcd"),
                     "--name",
                     name,
                     "--data-dir",
                     home.resolve(name + ".etcd").toString(),
                     "--listen-client-urls",
-                    clientUrl(),
+                    clientUrls,
                     "--advertise-client-urls",
-                    clientUrl(),
+                    clientUrls,
                     "--listen-peer-urls",
                     peerUrl(),
                     "--initial-advertise-peer-urls",
@@ -252,7 +295,21 @@ public final class EtcdServer implements BeforeAllCallback, AfterAllCallback, Au
                     "--election-timeout",
                     "500",
                     "--log-level",
-                    "warn");
+                    "warn"));
+            TestCertificates certs = tls;
+            if (certs != null) {
+                command.addAll(List.of(
+                        "--cert-file",
+                        certs.serverCert().toString(),
+                        "--key-file",
+                        certs.serverKey().toString()));
+                if (clientCertAuth) {
+                    command.addAll(List.of(
+                            "--client-cert-auth",
+                            "--trusted-ca-file",
+                            certs.caCert().toString()));
+                }
+            }
             try {
                 Process p = new ProcessBuilder(command)
                         .redirectErrorStream(true)

@@ -199,6 +199,11 @@ public final class RedisServer implements BeforeAllCallback, AfterAllCallback, A
         }
     }
 
+    /** A port on 127.0.0.1 that was free a moment ago, for an extra listener (e.g. {@code --tls-port}). */
+    public static int freeLoopbackPort() {
+        return freePort();
+    }
+
     static int freePort() {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             s.setReuseAddress(true);
@@ -215,7 +220,8 @@ public final class RedisServer implements BeforeAllCallback, AfterAllCallback, A
                 return false;
             }
             try {
-                if (command(port, "PING").equals("PONG")) {
+                String reply = command(port, "PING");
+                if (reply.equals("PONG") || reply.startsWith("-NOAUTH")) { // up, and asking for a password
                     return true;
                 }
             } catch (RuntimeException e) {
