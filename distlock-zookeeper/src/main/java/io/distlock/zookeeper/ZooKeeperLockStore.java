@@ -3,6 +3,7 @@ package io.distlock.zookeeper;
 import io.distlock.DistributedLockException;
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.HandOff;
 import io.distlock.spi.HeldLock;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.LockStore;
@@ -22,6 +23,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -39,6 +41,7 @@ import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.CreateOptions;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
@@ -119,6 +122,8 @@ final class ZooKeeperLockStore implements LockStore {
     private final Set<Sub> subscriptions = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<String, Sub> subscriptionsByPath = new ConcurrentHashMap<>();
     private final AtomicLong epoch = new AtomicLong();
+    /** Curator's protected-mode prefix; a hand-off's entry carries one of its own making. */
+    private static final String PROTECTED_MARK = "_c_";
     /** How soon to try again after the lock node kept changing under one attempt. */
     private static final Duration CHURN_RETRY = Duration.ofMillis(10);
 
@@ -216,7 +221,7 @@ final class ZooKeeperLockStore implements LockStore {
                     dropIfClosed(id, mine);
                 }
                 if (queue && sub != null && mine.session() == sessionId()) {
-                    Boolean heads = sub.heads(ZKPaths.getNodeFromPath(mine.path()), tag, MIRROR_WAIT_NANOS);
+                    Boolean heads = sub.heads(ZKPaths.getNodeFromPath(mine.path()), null, tag, MIRROR_WAIT_NANOS);
                     if (heads != null) {
                         if (heads) {
                             Entry held = mine.granted(epochAtStart, false);
@@ -484,6 +489,272 @@ final class ZooKeeperLockStore implements LockStore {
     }
 
     @Override
+    public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
+        EntryId fromId = new EntryId(key.name(), from.value());
+        EntryId toId = new EntryId(key.name(), to.value());
+        Entry held = entries.get(fromId);
+        if (held == null) {
+            return HandOff.notHeld();
+        }
+        return call("handOff", () -> {
+            ensureOpen();
+            long epochAtStart = epoch.get();
+            long session = sessionId();
+            if (held.epoch() != epochAtStart || held.session() != session) {
+                // as in release: the connection was suspended since the grant, so the hold is presumed lost
+                entries.remove(fromId, held);
+                deleteGuaranteed(held.path());
+                return HandOff.notHeld();
+            }
+            String lockPath = lockPath(key);
+            Entry waiting = entries.get(toId);
+            if (waiting != null && waiting.session() != session) {
+                // left over from a session that ended: it dies with it
+                entries.remove(toId, waiting);
+                deleteInBackground(waiting.path());
+                waiting = null;
+            }
+            if (waiting != null) {
+                return handOffToQueued(fromId, held, toId, waiting, lockPath, epochAtStart);
+            }
+            return handOffToNew(key, fromId, held, toId, to, lockPath, epochAtStart);
+        });
+    }
+
+    /** The receiver has no entry: one transaction ends the hold and queues the receiver. */
+    private HandOff handOffToNew(
+            LockKey key, EntryId fromId, Entry held, EntryId toId, OwnerId to, String lockPath, long epochAtStart)
+            throws Exception {
+        // protected like Curator's protected mode: a transaction retried after a lost answer is recognised by it
+        String guid = UUID.randomUUID().toString();
+        String entryPath = ZKPaths.makePath(lockPath, PROTECTED_MARK + guid + "-" + ZkNames.entryPrefix(to.value()));
+        byte[] ownerData = to.value().getBytes(StandardCharsets.UTF_8);
+        String heldNode = ZKPaths.getNodeFromPath(held.path());
+        Sub sub = subscriptionsByPath.get(lockPath);
+        try {
+            if (sub == null || !sub.knownOthers(heldNode)) {
+                // nobody else queued: delete the lock node with the hold and make it again with the receiver's entry,
+                // which fails as a whole if any other entry is there. The new entry is then alone, so it holds the
+                // lock, and the transaction's zxid (the container's czxid, which the entry shares) is its token.
+                try {
+                    List<TxResult> done = transact(List.of(
+                            TxOp.delete(held.path()),
+                            TxOp.delete(lockPath),
+                            TxOp.create(lockPath, key.name().getBytes(StandardCharsets.UTF_8), CreateMode.CONTAINER),
+                            TxOp.create(entryPath, ownerData, CreateMode.EPHEMERAL_SEQUENTIAL)));
+                    entries.remove(fromId, held);
+                    String path = done.get(3).path();
+                    Stat stat = done.get(2).stat();
+                    if (stat == null || stat.getCzxid() == 0) {
+                        stat = curator.checkExists().forPath(path);
+                        if (stat == null) {
+                            throw new IllegalStateException("the entry " + path + " handed the lock vanished");
+                        }
+                    }
+                    Entry granted = new Entry(path, stat.getCzxid(), held.session(), epochAtStart, true);
+                    entries.put(toId, granted);
+                    dropIfClosed(toId, granted);
+                    return HandOff.granted(granted.czxid());
+                } catch (KeeperException.NotEmptyException e) {
+                    // other owners are queued: the receiver joins them
+                }
+            }
+            List<TxResult> done = transact(List.of(
+                    TxOp.delete(held.path()), TxOp.create(entryPath, ownerData, CreateMode.EPHEMERAL_SEQUENTIAL)));
+            entries.remove(fromId, held);
+            String path = done.get(1).path();
+            Stat stat = done.get(1).stat();
+            if (stat == null || stat.getCzxid() == 0) {
+                stat = curator.checkExists().forPath(path); // a server without stats in multi answers
+                if (stat == null) {
+                    throw new IllegalStateException("the entry " + path + " handed the lock vanished");
+                }
+            }
+            Entry queued = new Entry(path, stat.getCzxid(), held.session(), epochAtStart, false);
+            entries.put(toId, queued);
+            dropIfClosed(toId, queued);
+            String tag = ZkNames.ownerTag(to.value());
+            Boolean heads = sub == null ? null : sub.heads(ZKPaths.getNodeFromPath(path), null, tag, MIRROR_WAIT_NANOS);
+            if (heads == null) {
+                List<ZkNames.Entry> queueNow = children(lockPath);
+                heads = !queueNow.isEmpty()
+                        && ZKPaths.makePath(lockPath, queueNow.get(0).node()).equals(path);
+            }
+            return grantIfFirst(toId, queued, heads, epochAtStart);
+        } catch (KeeperException.NoNodeException
+                | KeeperException.ConnectionLossException
+                | KeeperException.OperationTimeoutException e) {
+            // the hold's entry is gone, or the answer was lost (perhaps after a retry found the first try applied)
+            try {
+                return recoverHandOff(fromId, held, toId, lockPath, guid, epochAtStart, e);
+            } catch (Exception failed) {
+                forget(fromId, held);
+                throw failed;
+            }
+        } catch (Exception e) {
+            forget(fromId, held);
+            throw e;
+        }
+    }
+
+    /**
+     * After a failed hand-off the engine takes the hold as ended: make sure its entry goes (the engine gives the
+     * receiver's possible entry back itself, by abandon or by its next attempt, which finds it by owner tag).
+     */
+    private void forget(EntryId fromId, Entry held) {
+        entries.remove(fromId, held);
+        try {
+            deleteInBackground(held.path());
+        } catch (Exception e) {
+            log.warn("distlock: could not delete {} after a failed hand-off", held.path(), e);
+        }
+    }
+
+    /** The receiver is queued already: ending the hold may make it the head. */
+    private HandOff handOffToQueued(
+            EntryId fromId, Entry held, EntryId toId, Entry waiting, String lockPath, long epochAtStart)
+            throws Exception {
+        try {
+            curator.delete().guaranteed().forPath(held.path());
+        } catch (KeeperException.NoNodeException e) {
+            entries.remove(fromId, held);
+            return HandOff.notHeld();
+        }
+        entries.remove(fromId, held);
+        String node = ZKPaths.getNodeFromPath(waiting.path());
+        String tag = ZkNames.ownerTag(toId.owner());
+        Sub sub = subscriptionsByPath.get(lockPath);
+        Boolean heads =
+                sub == null ? null : sub.heads(node, ZKPaths.getNodeFromPath(held.path()), tag, MIRROR_WAIT_NANOS);
+        if (heads == null) {
+            List<ZkNames.Entry> queueNow = children(lockPath);
+            heads = !queueNow.isEmpty() && queueNow.get(0).node().equals(node);
+        }
+        return grantIfFirst(toId, waiting, heads, epochAtStart);
+    }
+
+    private HandOff grantIfFirst(EntryId toId, Entry entry, boolean heads, long epochAtStart) {
+        if (!heads) {
+            return HandOff.queued(); // behind owners of other clients; the entry stays for tryAcquire or abandon
+        }
+        Entry granted = entry.granted(epochAtStart, false);
+        entries.put(toId, granted);
+        return HandOff.granted(granted.czxid());
+    }
+
+    /**
+     * A hand-off's transaction failed with a lost answer or a missing node: whether it was applied (by this try or by
+     * a retry Curator made) shows in the receiver's protected entry.
+     */
+    private HandOff recoverHandOff(
+            EntryId fromId,
+            Entry held,
+            EntryId toId,
+            String lockPath,
+            String guid,
+            long epochAtStart,
+            KeeperException failure)
+            throws Exception {
+        List<ZkNames.Entry> queueNow = children(lockPath);
+        ZkNames.Entry created = null;
+        boolean heldThere = false;
+        String heldNode = ZKPaths.getNodeFromPath(held.path());
+        for (ZkNames.Entry e : queueNow) {
+            if (e.node().startsWith(PROTECTED_MARK + guid + "-")) {
+                created = e;
+            }
+            heldThere |= e.node().equals(heldNode);
+        }
+        if (created == null) {
+            if (!heldThere) {
+                entries.remove(fromId, held);
+                return HandOff.notHeld(); // the hold's entry was gone: nothing was changed
+            }
+            // not applied and the hold's entry is still there: the answer was lost; the connection trouble ends the
+            // hold anyway (presumed lost), so do not leave its entry behind
+            entries.remove(fromId, held);
+            deleteGuaranteed(held.path());
+            throw failure;
+        }
+        // applied: the hold's entry went in the same transaction
+        entries.remove(fromId, held);
+        String path = ZKPaths.makePath(lockPath, created.node());
+        Stat stat = curator.checkExists().forPath(path);
+        if (stat == null) {
+            throw new IllegalStateException("the entry " + path + " handed the lock vanished", failure);
+        }
+        Entry entry = new Entry(path, stat.getCzxid(), stat.getEphemeralOwner(), epochAtStart, false);
+        entries.put(toId, entry);
+        dropIfClosed(toId, entry);
+        return grantIfFirst(toId, entry, queueNow.get(0).equals(created), epochAtStart);
+    }
+
+    /** One operation of a transaction: a create when {@code mode} is set, else a delete of any version. */
+    private record TxOp(String path, byte[] data, @Nullable CreateMode mode) {
+        static TxOp delete(String path) {
+            return new TxOp(path, new byte[0], null);
+        }
+
+        static TxOp create(String path, byte[] data, CreateMode mode) {
+            return new TxOp(path, data, mode);
+        }
+    }
+
+    /** The outcome of one operation: the created path (without namespace), and its Stat when the server sent it. */
+    private record TxResult(String path, @Nullable Stat stat) {}
+
+    /**
+     * Runs the operations as one ZooKeeper transaction: directly on the ZooKeeper handle when the ACLs are known and
+     * the client is connected (one try, creates answered with their Stat), else through Curator's transaction (retried
+     * after connection trouble, creates answered without Stat).
+     */
+    private List<TxResult> transact(List<TxOp> ops) throws Exception {
+        ACLProvider acls = rawAcls;
+        List<TxResult> out = new ArrayList<>(ops.size());
+        if (acls != null && curator.getZookeeperClient().isConnected()) {
+            ZooKeeper zk = curator.getZookeeperClient().getZooKeeper();
+            String namespace = curator.getNamespace();
+            List<Op> raw = new ArrayList<>(ops.size());
+            for (TxOp op : ops) {
+                String path = ZKPaths.fixForNamespace(namespace, op.path());
+                CreateMode mode = op.mode();
+                raw.add(
+                        mode == null
+                                ? Op.delete(path, -1)
+                                : Op.create(
+                                        path,
+                                        op.data(),
+                                        CreateOptions.newBuilder(acls.getAclForPath(op.path()), mode)
+                                                .build()));
+            }
+            List<OpResult> results = zk.multi(raw);
+            for (int i = 0; i < ops.size(); i++) {
+                if (results.get(i) instanceof OpResult.CreateResult created) {
+                    String parent = ZKPaths.getPathAndNode(ops.get(i).path()).getPath();
+                    out.add(new TxResult(
+                            ZKPaths.makePath(parent, ZKPaths.getNodeFromPath(created.getPath())), created.getStat()));
+                } else {
+                    out.add(new TxResult(ops.get(i).path(), null));
+                }
+            }
+            return out;
+        }
+        List<CuratorOp> curatorOps = new ArrayList<>(ops.size());
+        for (TxOp op : ops) {
+            CreateMode mode = op.mode();
+            curatorOps.add(
+                    mode == null
+                            ? curator.transactionOp().delete().forPath(op.path())
+                            : curator.transactionOp().create().withMode(mode).forPath(op.path(), op.data()));
+        }
+        for (CuratorTransactionResult r : curator.transaction().forOperations(curatorOps)) {
+            String path = r.getResultPath();
+            out.add(new TxResult(path != null ? path : r.getForPath(), r.getResultStat()));
+        }
+        return out;
+    }
+
+    @Override
     public Set<HeldLock> renew(Collection<HeldLock> holds, Duration lease) {
         return call("renew", () -> {
             Set<HeldLock> gone = new HashSet<>();
@@ -622,7 +893,7 @@ final class ZooKeeperLockStore implements LockStore {
 
     @Override
     public Traits traits() {
-        return new Traits(true, false, false);
+        return new Traits(true, false, true);
     }
 
     @Override
@@ -881,11 +1152,12 @@ final class ZooKeeperLockStore implements LockStore {
 
         /**
          * Whether {@code node} heads the queue (TRUE), waits behind another owner's entry (FALSE), or the mirror
-         * cannot tell (null: unknown, {@code node} not seen yet within {@code waitNanos}, or a duplicate entry of the
-         * owner ahead of it).
+         * cannot tell (null: unknown, {@code node} not seen yet or {@code gone}, an entry this client deleted, still
+         * seen within {@code waitNanos}, or a duplicate entry of the owner ahead of it).
          */
         @Nullable
-        Boolean heads(String node, String tag, long waitNanos) throws InterruptedException {
+        Boolean heads(String node, @Nullable String gone, String tag, long waitNanos) throws InterruptedException {
+            ZkNames.Entry goneEntry = gone == null ? null : ZkNames.entry(gone);
             mutex.lock();
             try {
                 long left = waitNanos;
@@ -894,20 +1166,41 @@ final class ZooKeeperLockStore implements LockStore {
                     if (q == null) {
                         return null;
                     }
-                    for (ZkNames.Entry e : q) {
-                        if (e.node().equals(node)) {
-                            return e == q.first();
-                        }
-                        if (e.ownerTag().equals(tag)) {
-                            return null; // an earlier entry of ours: let the round-trip path sort it out
+                    if (goneEntry == null || !q.contains(goneEntry)) {
+                        for (ZkNames.Entry e : q) {
+                            if (e.node().equals(node)) {
+                                return e.equals(q.first());
+                            }
+                            if (e.ownerTag().equals(tag)) {
+                                return null; // an earlier entry of ours: let the round-trip path sort it out
+                            }
                         }
                     }
                     if (left <= 0) {
                         return null;
                     }
-                    // our create's answer can overtake its event on the way to the event thread
+                    // our write's answer can overtake its events on the way to the event thread
                     left = changed.awaitNanos(left);
                 }
+            } finally {
+                mutex.unlock();
+            }
+        }
+
+        /** Whether the mirror knows of an entry other than {@code node}; false when it cannot tell. */
+        boolean knownOthers(String node) {
+            mutex.lock();
+            try {
+                TreeSet<ZkNames.Entry> q = queue;
+                if (q == null) {
+                    return false;
+                }
+                for (ZkNames.Entry e : q) {
+                    if (!e.node().equals(node)) {
+                        return true;
+                    }
+                }
+                return false;
             } finally {
                 mutex.unlock();
             }

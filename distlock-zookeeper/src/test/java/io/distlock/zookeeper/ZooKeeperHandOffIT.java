@@ -1,0 +1,291 @@
+package io.distlock.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.distlock.spi.Attempt;
+import io.distlock.spi.HandOff;
+import io.distlock.spi.HeldLock;
+import io.distlock.spi.LockKey;
+import io.distlock.spi.OwnerId;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.imps.DefaultACLProvider;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.TestingServer;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@link ZooKeeperLockStore#handOff} at the store level, against a real server: which entry holds afterwards, its
+ * token, and how many requests the hand-off cost (counted by the server, per session, through its JMX beans). Stores
+ * are built with the ACLs known ({@code raw}: ZooKeeper's own multi) or not (a user's Curator client: Curator's
+ * transaction).
+ */
+class ZooKeeperHandOffIT {
+    private static final Duration LEASE = Duration.ofSeconds(30);
+    /** Long enough that no ping falls into a measured hand-off (pings go out after a third of it idle). */
+    private static final int SESSION_MILLIS = 10_000;
+
+    private TestingServer server;
+    private CuratorFramework admin;
+    private final List<AutoCloseable> closeAfter = new ArrayList<>();
+
+    private final LockKey key = new LockKey("hand/off");
+    private final OwnerId a = new OwnerId("x:t1");
+    private final OwnerId b = new OwnerId("x:t2");
+    private final OwnerId c = new OwnerId("y:t1");
+    private final OwnerId d = new OwnerId("x:t3");
+
+    @BeforeEach
+    void start() throws Exception {
+        server = ZooKeeperTestServers.startServer();
+        admin = ZooKeeperTestServers.adminClient(server.getConnectString());
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (AutoCloseable x : closeAfter) {
+            try {
+                x.close();
+            } catch (Exception e) {
+                // best effort
+            }
+        }
+        admin.close();
+        server.close();
+    }
+
+    private record Client(ZooKeeperLockStore store, CuratorFramework curator) {
+        long session() throws Exception {
+            return curator.getZookeeperClient().getZooKeeper().getSessionId();
+        }
+    }
+
+    private Client client(boolean raw) throws Exception {
+        CuratorFramework curator = CuratorFrameworkFactory.builder()
+                .connectString(server.getConnectString())
+                .sessionTimeoutMs(SESSION_MILLIS)
+                .connectionTimeoutMs(5_000)
+                .retryPolicy(new RetryOneTime(100))
+                .build();
+        curator.start();
+        assertThat(curator.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        ZooKeeperLockStore store = new ZooKeeperLockStore(
+                curator,
+                true,
+                raw ? new DefaultACLProvider() : null,
+                ZooKeeperLockClient.DEFAULT_ROOT_PATH,
+                Duration.ofMillis(SESSION_MILLIS));
+        store.start();
+        closeAfter.add(0, store);
+        return new Client(store, curator);
+    }
+
+    /** The entries of the lock in queue order, as "owner@czxid". */
+    private List<String> queue() throws Exception {
+        String lockPath = ZooKeeperTestServers.lockPath(key.name());
+        List<String> children;
+        try {
+            children = new ArrayList<>(admin.getChildren().forPath(lockPath));
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        }
+        children.sort(Comparator.comparing(n -> n.substring(n.length() - 10)));
+        List<String> out = new ArrayList<>();
+        for (String child : children) {
+            Stat stat = new Stat();
+            byte[] owner = admin.getData().storingStatIn(stat).forPath(ZKPaths.makePath(lockPath, child));
+            out.add(new String(owner, StandardCharsets.UTF_8) + "@" + stat.getCzxid());
+        }
+        return out;
+    }
+
+    private static String at(OwnerId owner, long czxid) {
+        return owner.value() + "@" + czxid;
+    }
+
+    /** Requests the server received on this session so far (pings included, hence the long session timeout). */
+    private static long requests(Client client) throws Exception {
+        String session = "0x" + Long.toHexString(client.session());
+        MBeanServer mbeans = ManagementFactory.getPlatformMBeanServer();
+        for (ObjectName name : mbeans.queryNames(new ObjectName("org.apache.ZooKeeperService:*"), null)) {
+            if (session.equals(name.getKeyProperty("name3"))) {
+                return (Long) mbeans.getAttribute(name, "PacketsReceived");
+            }
+        }
+        throw new AssertionError("no connection bean for session " + session);
+    }
+
+    private static long acquired(Attempt attempt) {
+        assertThat(attempt).isInstanceOf(Attempt.Acquired.class);
+        return ((Attempt.Acquired) attempt).fencingToken();
+    }
+
+    private static long granted(HandOff answer) {
+        assertThat(answer).isInstanceOf(HandOff.Granted.class);
+        return ((HandOff.Granted) answer).fencingToken();
+    }
+
+    private void assertHolds(Client client, OwnerId owner, long token) {
+        assertThat(client.store().renew(List.of(new HeldLock(key, owner, token)), LEASE))
+                .as("the hold of %s is renewable", owner.value())
+                .isEmpty();
+        assertThat(client.store().inspect(key).orElseThrow().owner()).isEqualTo(owner.value());
+        assertThat(client.store().inspect(key).orElseThrow().fencingToken()).isEqualTo(token);
+    }
+
+    @Test
+    void traits_queueEveryWaiter_andHandOff() throws Exception {
+        assertThat(client(true).store().traits()).isEqualTo(new io.distlock.spi.LockStore.Traits(true, false, true));
+    }
+
+    @ParameterizedTest(name = "raw multi: {0}")
+    @ValueSource(booleans = {true, false})
+    void handOff_toAnOwnerWithoutEntry_grantsAGreaterToken_inOneRequest(boolean raw) throws Exception {
+        Client x = client(raw);
+        long token = acquired(x.store().tryAcquire(key, a, LEASE, false));
+        OwnerId giver = a;
+        OwnerId taker = b;
+        for (int i = 0; i < 3; i++) {
+            long before = requests(x);
+            long next = granted(x.store().handOff(key, giver, taker, LEASE));
+            long cost = requests(x) - before;
+            // Curator's transaction drops the Stat that carries the token: one read more
+            assertThat(cost).as("requests for one hand-off").isEqualTo(raw ? 1 : 2);
+            assertThat(next).isGreaterThan(token);
+            assertThat(queue()).containsExactly(at(taker, next));
+            assertHolds(x, taker, next);
+            assertThat(x.store().renew(List.of(new HeldLock(key, giver, token)), LEASE))
+                    .as("the giver's hold is gone")
+                    .hasSize(1);
+            token = next;
+            OwnerId t = giver;
+            giver = taker;
+            taker = t;
+        }
+        assertThat(x.store().release(key, taker))
+                .as("the last giver holds nothing")
+                .isFalse();
+        assertThat(x.store().release(key, giver)).isTrue();
+        assertThat(admin.checkExists().forPath(ZooKeeperTestServers.lockPath(key.name())))
+                .as("the receiver's entry was alone: its release deletes the lock node too")
+                .isNull();
+        assertThat(acquired(x.store().tryAcquire(key, a, LEASE, false))).isGreaterThan(token);
+    }
+
+    @ParameterizedTest(name = "raw multi: {0}")
+    @ValueSource(booleans = {true, false})
+    void handOff_whenTheGiverDoesNotHold_isNotHeld_andChangesNothing(boolean raw) throws Exception {
+        Client x = client(raw);
+        assertThat(x.store().handOff(key, a, b, LEASE)).isEqualTo(HandOff.notHeld());
+        assertThat(queue()).isEmpty();
+
+        long token = acquired(x.store().tryAcquire(key, a, LEASE, false));
+        String lockPath = ZooKeeperTestServers.lockPath(key.name());
+        for (String child : admin.getChildren().forPath(lockPath)) {
+            admin.delete().forPath(ZKPaths.makePath(lockPath, child)); // an operator's force unlock
+        }
+        assertThat(x.store().handOff(key, a, b, LEASE)).isEqualTo(HandOff.notHeld());
+        assertThat(queue()).as("no entry made for the receiver").isEmpty();
+        assertThat(x.store().release(key, a)).isFalse();
+        assertThat(acquired(x.store().tryAcquire(key, b, LEASE, false))).isGreaterThan(token);
+    }
+
+    @ParameterizedTest(name = "subscribed: {0}")
+    @ValueSource(booleans = {true, false})
+    void handOff_behindAnotherClientsEntry_isQueued_andGrantsFollowTheQueue(boolean subscribed) throws Exception {
+        Client x = client(true);
+        Client y = client(true);
+        if (subscribed) {
+            closeAfter.add(0, x.store().subscribe(key, () -> {})); // the mirror decides, not a read
+        }
+        long ta = acquired(x.store().tryAcquire(key, a, LEASE, false));
+        assertThat(y.store().tryAcquire(key, c, LEASE, true)).isInstanceOf(Attempt.Busy.class);
+        long tc = Long.parseLong(queue().get(1).substring(c.value().length() + 1));
+
+        assertThat(x.store().handOff(key, a, b, LEASE)).isEqualTo(HandOff.queued());
+        List<String> q = queue();
+        assertThat(q).hasSize(2);
+        assertThat(q.get(0)).isEqualTo(at(c, tc));
+        assertThat(q.get(1)).startsWith(b.value() + "@");
+        long tb = Long.parseLong(q.get(1).substring(b.value().length() + 1));
+        assertThat(x.store().release(key, a)).as("the giver's hold ended").isFalse();
+        assertThat(x.store().tryAcquire(key, b, LEASE, true)).isInstanceOf(Attempt.Busy.class);
+
+        assertThat(acquired(y.store().tryAcquire(key, c, LEASE, true)))
+                .isEqualTo(tc)
+                .isGreaterThan(ta);
+        assertThat(y.store().release(key, c)).isTrue();
+        assertThat(acquired(x.store().tryAcquire(key, b, LEASE, true)))
+                .as("the receiver is granted its own entry, after the owner queued ahead of it")
+                .isEqualTo(tb)
+                .isGreaterThan(tc);
+        assertHolds(x, b, tb);
+
+        // a receiver queued by a hand-off that gives up leaves no node behind
+        assertThat(y.store().tryAcquire(key, c, LEASE, true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(x.store().handOff(key, b, d, LEASE)).isEqualTo(HandOff.queued());
+        assertThat(queue()).hasSize(2).last().asString().startsWith(d.value() + "@");
+        x.store().abandon(key, d);
+        assertThat(queue()).hasSize(1).first().asString().startsWith(c.value() + "@");
+        assertThat(acquired(y.store().tryAcquire(key, c, LEASE, true))).isGreaterThan(tb);
+        assertThat(y.store().release(key, c)).isTrue();
+        assertThat(queue()).isEmpty();
+    }
+
+    @ParameterizedTest(name = "subscribed: {0}")
+    @ValueSource(booleans = {true, false})
+    void handOff_toAnOwnerAlreadyQueued_grantsItsEntry_orLeavesItQueued(boolean subscribed) throws Exception {
+        Client x = client(true);
+        Client y = client(true);
+        if (subscribed) {
+            closeAfter.add(0, x.store().subscribe(key, () -> {}));
+        }
+        long ta = acquired(x.store().tryAcquire(key, a, LEASE, false));
+        assertThat(x.store().tryAcquire(key, b, LEASE, true)).isInstanceOf(Attempt.Busy.class);
+        long tb = Long.parseLong(queue().get(1).substring(b.value().length() + 1));
+
+        long before = requests(x);
+        assertThat(granted(x.store().handOff(key, a, b, LEASE)))
+                .as("the token of the receiver's own entry")
+                .isEqualTo(tb)
+                .isGreaterThan(ta);
+        if (subscribed) {
+            assertThat(requests(x) - before)
+                    .as("requests with the queue mirrored")
+                    .isEqualTo(1);
+        }
+        assertThat(queue()).containsExactly(at(b, tb));
+        assertHolds(x, b, tb);
+
+        // another client's entry ahead of the receiver's: the hold ends, the receiver keeps waiting
+        assertThat(y.store().tryAcquire(key, c, LEASE, true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(x.store().tryAcquire(key, d, LEASE, true)).isInstanceOf(Attempt.Busy.class);
+        List<String> q = queue();
+        assertThat(q).hasSize(3);
+        long tc = Long.parseLong(q.get(1).substring(c.value().length() + 1));
+        long td = Long.parseLong(q.get(2).substring(d.value().length() + 1));
+        assertThat(x.store().handOff(key, b, d, LEASE)).isEqualTo(HandOff.queued());
+        assertThat(queue()).containsExactly(at(c, tc), at(d, td));
+        assertThat(acquired(y.store().tryAcquire(key, c, LEASE, true))).isEqualTo(tc);
+        assertThat(y.store().release(key, c)).isTrue();
+        assertThat(acquired(x.store().tryAcquire(key, d, LEASE, true))).isEqualTo(td);
+        assertThat(x.store().release(key, d)).isTrue();
+        assertThat(queue()).isEmpty();
+    }
+}
