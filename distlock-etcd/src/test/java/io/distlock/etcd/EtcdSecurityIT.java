@@ -3,12 +3,10 @@ package io.distlock.etcd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.distlock.DistributedLock;
 import io.distlock.DistributedLockException;
+import io.distlock.testkit.Handover;
 import io.distlock.testkit.server.EtcdServer;
 import io.distlock.testkit.server.TestCertificates;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -52,7 +50,7 @@ class EtcdSecurityIT {
     void user_withReadWriteOnTheNamespace_locksAndWaits() throws Exception {
         try (EtcdLockClient a = userClient(auth.endpoints()).build();
                 EtcdLockClient b = userClient(auth.endpoints()).build()) {
-            holdThenHandOver(a.lock("secure-user"), b.lock("secure-user"));
+            Handover.holdThenHandOver(a.lock("secure-user"), b.lock("secure-user"));
         }
         assertThat(auth.etcdctl("--user", ROOT, "get", "--prefix", "distlock/", "--keys-only"))
                 .as("keys left behind")
@@ -93,8 +91,8 @@ class EtcdSecurityIT {
                         .trustCertificates(certs.caCert())
                         .build();
                 EtcdLockClient plain = userClient(auth.endpoints()).build()) {
-            holdThenHandOver(tls.lock("secure-tls"), plain.lock("secure-tls"));
-            holdThenHandOver(plain.lock("secure-tls-2"), tls.lock("secure-tls-2"));
+            Handover.holdThenHandOver(tls.lock("secure-tls"), plain.lock("secure-tls"));
+            Handover.holdThenHandOver(plain.lock("secure-tls-2"), tls.lock("secure-tls-2"));
         }
     }
 
@@ -116,7 +114,7 @@ class EtcdSecurityIT {
     void clientCertificate_whenTheServerRequiresOne_locksAndWaits() throws Exception {
         try (EtcdLockClient a = certClient().build();
                 EtcdLockClient b = certClient().build()) {
-            holdThenHandOver(a.lock("secure-client-cert"), b.lock("secure-client-cert"));
+            Handover.holdThenHandOver(a.lock("secure-client-cert"), b.lock("secure-client-cert"));
         }
     }
 
@@ -143,34 +141,5 @@ class EtcdSecurityIT {
                 .endpoints(clientCerts.tlsEndpoints())
                 .trustCertificates(certs.caCert())
                 .clientCertificate(certs.clientCert(), certs.clientKey());
-    }
-
-    /** {@code holder} takes the lock, {@code waiter} waits for it and gets it within seconds of the release. */
-    private static void holdThenHandOver(DistributedLock holder, DistributedLock waiter) throws Exception {
-        holder.lock();
-        long first = holder.fencingToken();
-        AtomicLong acquiredAt = new AtomicLong();
-        AtomicLong token = new AtomicLong();
-        Thread waiting = new Thread(() -> {
-            try {
-                if (waiter.tryLock(10, TimeUnit.SECONDS)) {
-                    acquiredAt.set(System.nanoTime());
-                    token.set(waiter.fencingToken());
-                    waiter.unlock();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        waiting.start();
-        Thread.sleep(300);
-        assertThat(acquiredAt).as("acquired while held").hasValue(0);
-        long releasedAt = System.nanoTime();
-        holder.unlock();
-        waiting.join(15_000);
-        assertThat(acquiredAt.get()).as("the waiter acquired").isNotZero();
-        assertThat(token.get()).isGreaterThan(first);
-        // woken by the release (the watch), not by the holder's lease running out
-        assertThat(TimeUnit.NANOSECONDS.toMillis(acquiredAt.get() - releasedAt)).isLessThan(5000);
     }
 }

@@ -3,15 +3,13 @@ package io.distlock.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.distlock.DistributedLock;
 import io.distlock.DistributedLockException;
+import io.distlock.testkit.Handover;
 import io.distlock.testkit.server.RedisServer;
 import io.distlock.testkit.server.TestCertificates;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.SslOptions;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -69,7 +67,7 @@ class RedisSecurityIT {
     void password_inTheUri_locksAndWaits() throws Exception {
         try (RedisLockClient a = RedisLockClient.create(plain(":" + PASSWORD));
                 RedisLockClient b = RedisLockClient.create(plain(":" + PASSWORD))) {
-            holdThenHandOver(a.lock("secure-password"), b.lock("secure-password"));
+            Handover.holdThenHandOver(a.lock("secure-password"), b.lock("secure-password"));
         }
     }
 
@@ -77,7 +75,7 @@ class RedisSecurityIT {
     void aclUser_inTheUri_locksAndWaits() throws Exception {
         try (RedisLockClient a = RedisLockClient.create(plain(USER + ":" + USER_PASSWORD));
                 RedisLockClient b = RedisLockClient.create(plain(USER + ":" + USER_PASSWORD))) {
-            holdThenHandOver(a.lock("secure-acl"), b.lock("secure-acl"));
+            Handover.holdThenHandOver(a.lock("secure-acl"), b.lock("secure-acl"));
         }
     }
 
@@ -112,8 +110,8 @@ class RedisSecurityIT {
                         .uri(tlsUri)
                         .build();
                 RedisLockClient b = RedisLockClient.create(plain(":" + PASSWORD))) {
-            holdThenHandOver(a.lock("secure-tls"), b.lock("secure-tls"));
-            holdThenHandOver(b.lock("secure-tls-2"), a.lock("secure-tls-2"));
+            Handover.holdThenHandOver(a.lock("secure-tls"), b.lock("secure-tls"));
+            Handover.holdThenHandOver(b.lock("secure-tls-2"), a.lock("secure-tls-2"));
         } finally {
             tlsClient.shutdown();
         }
@@ -124,34 +122,5 @@ class RedisSecurityIT {
         assertThatThrownBy(() -> RedisLockClient.create("rediss://:" + PASSWORD + "@127.0.0.1:" + tlsPort))
                 .isInstanceOf(DistributedLockException.class)
                 .hasRootCauseInstanceOf(java.security.cert.CertPathBuilderException.class);
-    }
-
-    /** {@code holder} takes the lock, {@code waiter} waits for it and gets it within seconds of the release. */
-    private static void holdThenHandOver(DistributedLock holder, DistributedLock waiter) throws Exception {
-        holder.lock();
-        long first = holder.fencingToken();
-        AtomicLong acquiredAt = new AtomicLong();
-        AtomicLong token = new AtomicLong();
-        Thread waiting = new Thread(() -> {
-            try {
-                if (waiter.tryLock(10, TimeUnit.SECONDS)) {
-                    acquiredAt.set(System.nanoTime());
-                    token.set(waiter.fencingToken());
-                    waiter.unlock();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        waiting.start();
-        Thread.sleep(300);
-        assertThat(acquiredAt).as("acquired while held").hasValue(0);
-        long releasedAt = System.nanoTime();
-        holder.unlock();
-        waiting.join(15_000);
-        assertThat(acquiredAt.get()).as("the waiter acquired").isNotZero();
-        assertThat(token.get()).isGreaterThan(first);
-        // woken by the release (pub/sub over this connection), not by the 30 s lease running out
-        assertThat(TimeUnit.NANOSECONDS.toMillis(acquiredAt.get() - releasedAt)).isLessThan(5000);
     }
 }

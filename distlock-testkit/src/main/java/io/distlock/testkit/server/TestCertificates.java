@@ -24,17 +24,12 @@ import java.util.concurrent.TimeUnit;
 public record TestCertificates(
         Path dir, Path caCert, Path serverCert, Path serverKey, Path clientCert, Path clientKey) {
 
-    /** Makes a new authority and server certificate in a fresh temporary directory. */
+    /** Makes a new authority, server and client certificate in a fresh temporary directory. */
     public static TestCertificates create() {
         try {
             Path dir = Files.createTempDirectory("distlock-tls-");
             Path caKey = dir.resolve("ca.key");
             Path caCert = dir.resolve("ca.crt");
-            Path key = dir.resolve("server.key");
-            Path csr = dir.resolve("server.csr");
-            Path cert = dir.resolve("server.crt");
-            Path ext = dir.resolve("server.ext");
-            Files.writeString(ext, "subjectAltName=IP:127.0.0.1,DNS:localhost\n", StandardCharsets.UTF_8);
             openssl(
                     dir,
                     "req",
@@ -50,73 +45,51 @@ public record TestCertificates(
                     "2",
                     "-subj",
                     "/CN=distlock test CA");
-            openssl(
-                    dir,
-                    "req",
-                    "-newkey",
-                    "rsa:2048",
-                    "-nodes",
-                    "-keyout",
-                    key.toString(),
-                    "-out",
-                    csr.toString(),
-                    "-subj",
-                    "/CN=127.0.0.1");
-            openssl(
-                    dir,
-                    "x509",
-                    "-req",
-                    "-in",
-                    csr.toString(),
-                    "-CA",
-                    caCert.toString(),
-                    "-CAkey",
-                    caKey.toString(),
-                    "-CAcreateserial",
-                    "-out",
-                    cert.toString(),
-                    "-days",
-                    "2",
-                    "-extfile",
-                    ext.toString());
-            Path clientKey = dir.resolve("client.key");
-            Path clientCsr = dir.resolve("client.csr");
-            Path clientCert = dir.resolve("client.crt");
-            Path clientExt = dir.resolve("client.ext");
-            Files.writeString(clientExt, "extendedKeyUsage=clientAuth\n", StandardCharsets.UTF_8);
-            openssl(
-                    dir,
-                    "req",
-                    "-newkey",
-                    "rsa:2048",
-                    "-nodes",
-                    "-keyout",
-                    clientKey.toString(),
-                    "-out",
-                    clientCsr.toString(),
-                    "-subj",
-                    "/CN=distlock-client");
-            openssl(
-                    dir,
-                    "x509",
-                    "-req",
-                    "-in",
-                    clientCsr.toString(),
-                    "-CA",
-                    caCert.toString(),
-                    "-CAkey",
-                    caKey.toString(),
-                    "-CAcreateserial",
-                    "-out",
-                    clientCert.toString(),
-                    "-days",
-                    "2",
-                    "-extfile",
-                    clientExt.toString());
-            return new TestCertificates(dir, caCert, cert, key, clientCert, clientKey);
+            Path[] server = signed(dir, "server", "/CN=127.0.0.1", "subjectAltName=IP:127.0.0.1,DNS:localhost");
+            Path[] client = signed(dir, "client", "/CN=distlock-client", "extendedKeyUsage=clientAuth");
+            return new TestCertificates(dir, caCert, server[0], server[1], client[0], client[1]);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** A key and a certificate signed by the authority in {@code dir}: {certificate, key}. */
+    private static Path[] signed(Path dir, String name, String subject, String extension) throws IOException {
+        Path key = dir.resolve(name + ".key");
+        Path csr = dir.resolve(name + ".csr");
+        Path cert = dir.resolve(name + ".crt");
+        Path ext = dir.resolve(name + ".ext");
+        Files.writeString(ext, extension + "\n", StandardCharsets.UTF_8);
+        openssl(
+                dir,
+                "req",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-keyout",
+                key.toString(),
+                "-out",
+                csr.toString(),
+                "-subj",
+                subject);
+        openssl(
+                dir,
+                "x509",
+                "-req",
+                "-in",
+                csr.toString(),
+                "-CA",
+                "ca.crt",
+                "-CAkey",
+                "ca.key",
+                "-CAcreateserial",
+                "-out",
+                cert.toString(),
+                "-days",
+                "2",
+                "-extfile",
+                ext.toString());
+        return new Path[] {cert, key};
     }
 
     private static void openssl(Path dir, String... args) {
