@@ -4,6 +4,7 @@ import io.distlock.DistributedLockException;
 import io.distlock.LockInfo;
 import io.distlock.internal.Ticker;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.HandOff;
 import io.distlock.spi.HeldLock;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.LockStore;
@@ -80,6 +81,15 @@ import org.slf4j.LoggerFactory;
  * we do not know (a failed abandon or release, a grant the engine has given up on) is deleted, owner-checked by its
  * create revision, before we queue again, so a fresh acquisition always gets a fresh, greater token.
  *
+ * Hand-off (non-fair locks: the engine lines up a client's waiters locally behind the first, which alone has a key
+ * in the queue). When a local holder releases and a local waiter exists, handOff is one transaction guarded by the
+ * giver's create revision: delete the giver's key, put the receiver's key with its lease unless it has one (a nested
+ * transaction on create_revision == 0), and read the receiver's key and the head. The receiver's key is the head
+ * exactly when no other client's key is older; then its create revision is the grant's token, greater than every
+ * earlier grant's as for any head. Otherwise the giver's hold ended and the receiver waits in the queue (queued),
+ * behind the owners of other clients that were there first, so hand-off never jumps etcd's FIFO order. When the
+ * guard fails, nothing is written (notHeld).
+ *
  * Leases. Holds renewed by the engine's watchdog, and their waiters, share one lease per client, granted lazily; the
  * engine marks them by passing the very Duration instance of EngineConfig.watchdogLease (identity, not equality: a
  * fixed lease of the same length must still end by itself). The watchdog's tick calls renew: one keep-alive-once of the
@@ -105,7 +115,7 @@ import org.slf4j.LoggerFactory;
  */
 final class EtcdLockStore implements LockStore {
     private static final Logger log = LoggerFactory.getLogger(EtcdLockStore.class);
-    private static final Traits TRAITS = new Traits(true, true, false);
+    private static final Traits TRAITS = new Traits(true, true, true);
     private static final long SLACK_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long REFRESH_NANOS = SLACK_NANOS / 2;
     private static final int MAX_TXN_OPS = 128;
@@ -430,13 +440,152 @@ final class EtcdLockStore implements LockStore {
                 : new Cmp(k, Cmp.Op.GREATER, CmpTarget.version(0)); // the key names its owner
         TxnResponse r =
                 await(kv.txn().If(held).Then(Op.delete(k, DeleteOption.DEFAULT)).commit(), "release");
+        forget(path, e);
+        return r.isSucceeded();
+    }
+
+    @Override
+    @SuppressWarnings("ReferenceEquality") // the engine passes this very instance for watchdog holds
+    public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
+        ensureOpen();
+        long start = ticker.read();
+        String fromPath = keys.ownerKey(key.name(), from.value());
+        String toPath = keys.ownerKey(key.name(), to.value());
+        boolean watchdogHold = lease == watchdogLease;
+        Entry giver = entries.get(fromPath);
+        Entry known = entries.get(toPath);
+        if (known != null && (known.granted || known.shared != watchdogHold || known.lease.dead)) {
+            dropStale(toPath, known); // as in tryAcquire: a leftover must not be granted with its old lease
+            known = null;
+        }
+        ByteSequence fk = bytes(fromPath);
+        ByteSequence tk = bytes(toPath);
+        Cmp held = giver != null
+                ? new Cmp(fk, Cmp.Op.EQUAL, CmpTarget.createRevision(giver.revision))
+                : new Cmp(fk, Cmp.Op.GREATER, CmpTarget.version(0)); // the key names its owner
+        ByteSequence prefix = bytes(keys.namePrefix(key.name()));
+        LeaseRef fresh = null; // a per-hold lease granted in this call, revoked unless a key of `to` keeps it
+        try {
+            for (int round = 0; ; round++) {
+                if (round >= 4) {
+                    throw new RequestFailedException("etcd: the lease of " + toPath + " kept disappearing", null);
+                }
+                LeaseRef leaseRef;
+                if (known != null) {
+                    leaseRef = known.lease;
+                } else if (watchdogHold) {
+                    leaseRef = sharedLease();
+                } else {
+                    if (fresh == null || fresh.dead) {
+                        fresh = grant(ceilSeconds(lease.toNanos()));
+                    }
+                    leaseRef = fresh;
+                }
+                CompletableFuture<LeaseKeepAliveResponse> keepAlive = null;
+                long keepAliveSent = 0;
+                if (needsRefresh(leaseRef, start)) {
+                    keepAliveSent = ticker.read();
+                    keepAlive = leases.keepAliveOnce(leaseRef.id);
+                }
+                // one transaction: end from's hold (owner-checked), queue `to` unless it is queued already, and read
+                // to's key and the head of the queue, which see the transaction's own writes
+                TxnResponse r;
+                try {
+                    r = await(
+                            kv.txn()
+                                    .If(held)
+                                    .Then(
+                                            Op.delete(fk, DeleteOption.DEFAULT),
+                                            Op.txn(
+                                                    new Cmp[] {new Cmp(tk, Cmp.Op.EQUAL, CmpTarget.createRevision(0))},
+                                                    new Op[] {
+                                                        Op.put(
+                                                                tk,
+                                                                bytes(value(to, lease)),
+                                                                PutOption.builder()
+                                                                        .withLeaseId(leaseRef.id)
+                                                                        .build())
+                                                    },
+                                                    new Op[0]),
+                                            Op.get(tk, KEY_ONLY),
+                                            Op.get(prefix, HEAD))
+                                    .commit(),
+                            "hand-off");
+                } catch (RuntimeException e) {
+                    if (leaseNotFound(e)) {
+                        // the put needed a lease that is gone (so is every key on it): nothing was changed
+                        leaseGone(leaseRef);
+                        if (known != null) {
+                            entries.remove(toPath, known);
+                            known = null;
+                        }
+                        continue;
+                    }
+                    throw e;
+                }
+                forget(fromPath, giver);
+                if (!r.isSucceeded()) {
+                    return HandOff.notHeld();
+                }
+                boolean put = r.getTxnResponses().get(0).isSucceeded();
+                List<GetResponse> gets = r.getGetResponses();
+                KeyValue mine = first(gets.get(0));
+                KeyValue head = first(gets.get(1));
+                if (mine == null
+                        || mine.getLease() != leaseRef.id
+                        || !(put || (known != null && mine.getCreateRevision() == known.revision))) {
+                    // a key of `to` that we do not know (a failed abandon): its next attempt replaces it
+                    if (known != null) {
+                        entries.remove(toPath, known);
+                    }
+                    return HandOff.queued();
+                }
+                long revision = mine.getCreateRevision();
+                fresh = null; // to's key is on it now
+                boolean confirmed = true;
+                if (keepAlive != null) {
+                    try {
+                        var unused = await(keepAlive, "keep-alive");
+                        leaseRef.refreshed(keepAliveSent);
+                    } catch (RuntimeException e) {
+                        if (leaseNotFound(e)) {
+                            leaseGone(leaseRef);
+                            if (known != null) {
+                                entries.remove(toPath, known);
+                            }
+                            return HandOff.queued(); // to's key went with the lease: its next attempt queues again
+                        }
+                        // the lease may end before the hold's lease: no grant now; to's next attempt re-checks
+                        log.debug("distlock: keep-alive of etcd lease {} failed during a hand-off", leaseRef.id, e);
+                        confirmed = false;
+                    }
+                }
+                if (confirmed && head != null && head.getCreateRevision() == revision) {
+                    Entry granted = new Entry(revision, leaseRef, watchdogHold, true, start);
+                    entries.put(toPath, granted);
+                    if (!watchdogHold) {
+                        scheduleExpiry(toPath, granted, lease);
+                    }
+                    return HandOff.granted(revision);
+                }
+                entries.put(toPath, new Entry(revision, leaseRef, watchdogHold, false, start));
+                return HandOff.queued();
+            }
+        } finally {
+            if (fresh != null) {
+                revokeQuietly(fresh); // granted for a hand-off whose key did not keep it
+            }
+        }
+    }
+
+    /** Forgets a hold that has ended: its entry, its expiry, its own lease. */
+    private void forget(String path, @Nullable Entry e) {
         if (e != null && entries.remove(path, e)) {
             e.cancelExpiry();
             if (!e.shared) {
                 revokeQuietly(e.lease);
             }
         }
-        return r.isSucceeded();
     }
 
     @Override

@@ -73,11 +73,13 @@ class EtcdClusterIT {
             enter(inside, maxInside);
             assertThat(resource.read(holderToken, holderAcquisition)).isPresent();
 
-            // four waiters on the other two clients, queued in etcd behind the holder
+            // four waiters on the other two clients: the first of each client queued in etcd behind the holder, the
+            // other lined up locally behind it (a non-fair lock hands off within a client)
             List<Long> waiterTokens = Collections.synchronizedList(new ArrayList<>());
             AtomicInteger storeErrors = new AtomicInteger();
             AtomicReference<Throwable> failure = new AtomicReference<>();
             CountDownLatch done = new CountDownLatch(4);
+            List<Thread> waiters = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
                 DistributedLock lock = clients.get(1 + i % 2).lock(name);
                 Thread t = new Thread(() -> {
@@ -117,13 +119,18 @@ class EtcdClusterIT {
                     }
                 });
                 t.setDaemon(true);
+                waiters.add(t);
                 t.start();
             }
-            Eventually.within(Timing.seconds(5), "four waiters queued", () -> clients.get(0)
-                    .admin()
-                    .inspect(name)
-                    .map(info -> info.waiters() == 4)
-                    .orElse(false));
+            Eventually.within(
+                    Timing.seconds(5),
+                    "two waiters queued in etcd, four waiting",
+                    () -> clients.get(0)
+                                    .admin()
+                                    .inspect(name)
+                                    .map(info -> info.waiters() == 2)
+                                    .orElse(false)
+                            && waiters.stream().allMatch(t -> t.getState() == Thread.State.TIMED_WAITING));
 
             killed = leader();
             cluster.kill(killed);

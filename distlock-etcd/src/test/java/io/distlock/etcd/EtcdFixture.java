@@ -57,6 +57,43 @@ final class EtcdFixture implements AutoCloseable {
         }
     }
 
+    /** The store's current revision. */
+    long revision() {
+        try {
+            return client.getKVClient()
+                    .get(ByteSequence.from(keys.namespace(), UTF_8))
+                    .get(10, TimeUnit.SECONDS)
+                    .getHeader()
+                    .getRevision();
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** How many unary requests of this gRPC method the server at {@code endpoint} has handled (its /metrics). */
+    static long handled(String endpoint, String method) {
+        try {
+            String body = java.net.http.HttpClient.newHttpClient()
+                    .send(
+                            java.net.http.HttpRequest.newBuilder(
+                                            java.net.URI.create(endpoint.replaceAll("/+$", "") + "/metrics"))
+                                    .build(),
+                            java.net.http.HttpResponse.BodyHandlers.ofString())
+                    .body();
+            long total = 0;
+            for (String line : body.split("\n")) {
+                if (line.startsWith("grpc_server_handled_total{")
+                        && line.contains("grpc_method=\"" + method + "\"")
+                        && line.contains("grpc_type=\"unary\"")) {
+                    total += (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                }
+            }
+            return total;
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
     List<String> residue(String name) {
         List<String> out = new ArrayList<>();
         for (KeyValue kv : keysOf(name)) {

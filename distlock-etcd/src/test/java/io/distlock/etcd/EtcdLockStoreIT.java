@@ -8,6 +8,7 @@ import io.distlock.LockClient;
 import io.distlock.LockInfo;
 import io.distlock.internal.Ticker;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.HandOff;
 import io.distlock.spi.HeldLock;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
@@ -177,6 +178,169 @@ class EtcdLockStoreIT {
                 .as("the key names its owner, so the owner id is enough to release it")
                 .isTrue();
         assertThat(s.release(key, owner("c:t1"))).isFalse();
+        assertThat(fixture.keysOf(key.name())).isEmpty();
+    }
+
+    // ---------------------------------------------------------------- hand-off
+
+    private static long granted(HandOff h) {
+        assertThat(h).isInstanceOf(HandOff.Granted.class);
+        return ((HandOff.Granted) h).fencingToken();
+    }
+
+    private static long unaryRequests() {
+        String endpoint = etcd.endpoints().split(",")[0];
+        return EtcdFixture.handled(endpoint, "Txn")
+                + EtcdFixture.handled(endpoint, "Range")
+                + EtcdFixture.handled(endpoint, "Put")
+                + EtcdFixture.handled(endpoint, "DeleteRange")
+                + EtcdFixture.handled(endpoint, "LeaseGrant")
+                + EtcdFixture.handled(endpoint, "LeaseRevoke");
+    }
+
+    @Test
+    void handOff_freeQueue_grantsAGreaterTokenInOneTransaction() throws Exception {
+        EtcdLockStore s = store();
+        LockKey key = name();
+        long first = token(s.tryAcquire(key, owner("c:t1"), LEASE, false));
+        long revision = fixture.revision();
+        long requests = unaryRequests();
+        long second = granted(s.handOff(key, owner("c:t1"), owner("c:t2"), LEASE));
+        assertThat(unaryRequests() - requests).as("one round trip").isEqualTo(1);
+        assertThat(second).isGreaterThan(first);
+        assertThat(fixture.revision())
+                .as("the delete and the put are one revision: one transaction")
+                .isEqualTo(revision + 1)
+                .isEqualTo(second);
+        List<KeyValue> kvs = fixture.keysOf(key.name());
+        assertThat(kvs).hasSize(1);
+        assertThat(kvs.get(0).getKey().toString(UTF_8)).endsWith("/c:t2");
+        assertThat(kvs.get(0).getCreateRevision()).isEqualTo(second);
+        assertThat(kvs.get(0).getValue().toString(UTF_8)).isEqualTo("lease=30000ms owner=c:t2");
+        long shared = kvs.get(0).getLease();
+        HeldLock h = new HeldLock(key, owner("c:t2"), second);
+        assertThat(s.renew(List.of(h), LEASE))
+                .as("the store knows the new hold")
+                .isEmpty();
+        // handed on to a fixed lease: the receiver's key gets a lease of its own
+        long third = granted(s.handOff(key, owner("c:t2"), owner("c:h1"), Duration.ofSeconds(20)));
+        assertThat(third).isGreaterThan(second);
+        kvs = fixture.keysOf(key.name());
+        assertThat(kvs).hasSize(1);
+        long own = kvs.get(0).getLease();
+        assertThat(own).as("not the shared lease").isNotEqualTo(shared);
+        long ttl = fixture.client()
+                .getLeaseClient()
+                .timeToLive(own, LeaseOption.DEFAULT)
+                .get(5, TimeUnit.SECONDS)
+                .getGrantedTTL();
+        assertThat(ttl).isEqualTo(20);
+        assertThat(s.release(key, owner("c:h1"))).isTrue();
+        assertThat(fixture.keysOf(key.name())).isEmpty();
+    }
+
+    @Test
+    void handOff_giverDoesNotHold_notHeld_changesNothing() {
+        EtcdLockStore s = store();
+        EtcdLockStore other = store();
+        LockKey key = name();
+        var unused = token(s.tryAcquire(key, owner("c:t1"), LEASE, false));
+        fixture.expireHold(key.name());
+        long holder = token(other.tryAcquire(key, owner("o:t1"), LEASE, false));
+        long revision = fixture.revision();
+        assertThat(s.handOff(key, owner("c:t1"), owner("c:t2"), LEASE)).isEqualTo(HandOff.notHeld());
+        assertThat(fixture.revision()).as("nothing written").isEqualTo(revision);
+        List<KeyValue> kvs = fixture.keysOf(key.name());
+        assertThat(kvs).hasSize(1);
+        assertThat(kvs.get(0).getCreateRevision()).isEqualTo(holder);
+        assertThat(s.handOff(key, owner("c:t9"), owner("c:t2"), LEASE))
+                .as("an owner that never held it")
+                .isEqualTo(HandOff.notHeld());
+        assertThat(fixture.keysOf(key.name())).hasSize(1);
+    }
+
+    @Test
+    void handOff_anotherClientQueuedFirst_queuesTheReceiverBehindIt() {
+        EtcdLockStore a = store();
+        EtcdLockStore b = store();
+        LockKey key = name();
+        long first = token(a.tryAcquire(key, owner("a:t1"), LEASE, false));
+        assertThat(b.tryAcquire(key, owner("b:t1"), LEASE, true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(a.handOff(key, owner("a:t1"), owner("a:t2"), LEASE)).isEqualTo(HandOff.queued());
+        assertThat(fixture.keysOf(key.name()))
+                .extracting(kv -> kv.getKey().toString(UTF_8).replaceAll(".*/", ""))
+                .as("the giver's key is gone; the receiver waits behind the other client")
+                .containsExactly("b:t1", "a:t2");
+        assertThat(a.tryAcquire(key, owner("a:t2"), LEASE, true)).isInstanceOf(Attempt.Busy.class);
+        long second = token(b.tryAcquire(key, owner("b:t1"), LEASE, true));
+        assertThat(b.release(key, owner("b:t1"))).isTrue();
+        long third = token(a.tryAcquire(key, owner("a:t2"), LEASE, true));
+        assertThat(first).isLessThan(second);
+        assertThat(second).isLessThan(third);
+        assertThat(a.release(key, owner("a:t2"))).isTrue();
+        assertThat(fixture.keysOf(key.name())).isEmpty();
+    }
+
+    @Test
+    void handOff_queued_thenAbandoned_leavesNoKey() {
+        EtcdLockStore a = store();
+        EtcdLockStore b = store();
+        LockKey key = name();
+        var unused = token(a.tryAcquire(key, owner("a:t1"), LEASE, false));
+        assertThat(b.tryAcquire(key, owner("b:t1"), LEASE, true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(a.handOff(key, owner("a:t1"), owner("a:h1"), Duration.ofSeconds(20)))
+                .isEqualTo(HandOff.queued());
+        long own = fixture.keysOf(key.name()).get(1).getLease();
+        a.abandon(key, owner("a:h1"));
+        assertThat(fixture.keysOf(key.name()))
+                .extracting(kv -> kv.getKey().toString(UTF_8).replaceAll(".*/", ""))
+                .containsExactly("b:t1");
+        Eventually.within(
+                Timing.seconds(3), "the waiter's own lease revoked", () -> !leases().contains(Long.toHexString(own)));
+        var unused2 = token(b.tryAcquire(key, owner("b:t1"), LEASE, true));
+        assertThat(b.release(key, owner("b:t1"))).isTrue();
+        assertThat(fixture.keysOf(key.name())).isEmpty();
+    }
+
+    @Test
+    void handOff_receiverAlreadyQueued_grantsItsOwnKey() {
+        EtcdLockStore a = store();
+        LockKey key = name();
+        long first = token(a.tryAcquire(key, owner("a:t1"), LEASE, false));
+        assertThat(a.tryAcquire(key, owner("a:t2"), LEASE, true)).isInstanceOf(Attempt.Busy.class);
+        long queuedAt = fixture.keysOf(key.name()).get(1).getCreateRevision();
+        long second = granted(a.handOff(key, owner("a:t1"), owner("a:t2"), LEASE));
+        assertThat(second).as("the key it queued with").isEqualTo(queuedAt).isGreaterThan(first);
+        assertThat(fixture.keysOf(key.name()))
+                .extracting(KeyValue::getCreateRevision)
+                .containsExactly(queuedAt);
+        HeldLock h = new HeldLock(key, owner("a:t2"), second);
+        assertThat(a.renew(List.of(h), LEASE)).isEmpty();
+        assertThat(a.release(key, owner("a:t2"))).isTrue();
+        assertThat(fixture.keysOf(key.name())).isEmpty();
+    }
+
+    @Test
+    void handOff_receiverAlreadyQueuedBehindAnotherClient_staysInItsPlace() {
+        EtcdLockStore a = store();
+        EtcdLockStore b = store();
+        LockKey key = name();
+        var unused = token(a.tryAcquire(key, owner("a:t1"), LEASE, false));
+        assertThat(b.tryAcquire(key, owner("b:t1"), LEASE, true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(a.tryAcquire(key, owner("a:t2"), LEASE, true)).isInstanceOf(Attempt.Busy.class);
+        long queuedAt = fixture.keysOf(key.name()).get(2).getCreateRevision();
+        assertThat(a.handOff(key, owner("a:t1"), owner("a:t2"), LEASE)).isEqualTo(HandOff.queued());
+        assertThat(fixture.keysOf(key.name()))
+                .extracting(KeyValue::getCreateRevision)
+                .as("the receiver kept its place behind b")
+                .hasSize(2)
+                .endsWith(queuedAt);
+        long second = token(b.tryAcquire(key, owner("b:t1"), LEASE, true));
+        assertThat(b.release(key, owner("b:t1"))).isTrue();
+        assertThat(token(a.tryAcquire(key, owner("a:t2"), LEASE, true)))
+                .isEqualTo(queuedAt)
+                .isGreaterThan(second);
+        assertThat(a.release(key, owner("a:t2"))).isTrue();
         assertThat(fixture.keysOf(key.name())).isEmpty();
     }
 
