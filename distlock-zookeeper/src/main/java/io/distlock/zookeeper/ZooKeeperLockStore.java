@@ -121,6 +121,9 @@ final class ZooKeeperLockStore implements LockStore {
     private final Set<EntryId> uncertain = ConcurrentHashMap.newKeySet();
     private final Set<Sub> subscriptions = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<String, Sub> subscriptionsByPath = new ConcurrentHashMap<>();
+    /** Entries a hand-off of this client is deleting: their deletion event wakes no local waiter. */
+    private final Set<String> handedOff = ConcurrentHashMap.newKeySet();
+
     private final AtomicLong epoch = new AtomicLong();
     /** Curator's protected-mode prefix; a hand-off's entry carries one of its own making. */
     private static final String PROTECTED_MARK = "_c_";
@@ -199,8 +202,8 @@ final class ZooKeeperLockStore implements LockStore {
                 Entry mine = entries.get(id);
                 Sub sub = subscriptionsByPath.get(lockPath);
                 if (mine == null) {
-                    // a lock node known to be in use makes the one-round-trip create fail: skip it
-                    Entry alone = lockNodeMissing || sub == null || !sub.knownBusy()
+                    // a lock node known to exist makes the one-round-trip create fail: skip it
+                    Entry alone = lockNodeMissing || sub == null || !sub.knownToExist()
                             ? createWithLockNode(key, owner, lockPath, epochAtStart)
                             : null;
                     lockNodeMissing = false;
@@ -514,10 +517,21 @@ final class ZooKeeperLockStore implements LockStore {
                 deleteInBackground(waiting.path());
                 waiting = null;
             }
-            if (waiting != null) {
-                return handOffToQueued(fromId, held, toId, waiting, lockPath, epochAtStart);
+            boolean quiet = subscriptionsByPath.containsKey(lockPath);
+            if (quiet) {
+                handedOff.add(held.path());
             }
-            return handOffToNew(key, fromId, held, toId, to, lockPath, epochAtStart);
+            HandOff answer = null;
+            try {
+                answer = waiting != null
+                        ? handOffToQueued(fromId, held, toId, waiting, lockPath, epochAtStart)
+                        : handOffToNew(key, fromId, held, toId, to, lockPath, epochAtStart);
+                return answer;
+            } finally {
+                if (quiet && (answer == null || answer == HandOff.notHeld())) {
+                    handedOff.remove(held.path()); // deleted by nobody, or by someone else before
+                }
+            }
         });
     }
 
@@ -977,6 +991,7 @@ final class ZooKeeperLockStore implements LockStore {
         switch (state) {
             case SUSPENDED, LOST -> {
                 epoch.incrementAndGet();
+                handedOff.clear(); // their events may never come; one spurious wake-up at worst
                 subscriptions.forEach(Sub::invalidate);
                 checkNow.run(); // renew now reports every hold of the old epoch gone, without a round trip
             }
@@ -1032,6 +1047,8 @@ final class ZooKeeperLockStore implements LockStore {
         private final Condition changed = mutex.newCondition();
         /** The queue by sequence, or null while unknown; guarded by mutex. */
         private @Nullable TreeSet<ZkNames.Entry> queue;
+        /** Whether the lock node exists, as of the mirror (meaningless while queue is null); guarded by mutex. */
+        private boolean exists;
         /** Bumped whenever the mirror is dropped, so a snapshot asked for earlier is not installed; guarded by mutex. */
         private long generation;
 
@@ -1087,8 +1104,10 @@ final class ZooKeeperLockStore implements LockStore {
                         }
                     }
                     queue = q;
+                    exists = true;
                 } else if (rc == KeeperException.Code.NONODE.intValue()) {
                     queue = new TreeSet<>(QUEUE_ORDER);
+                    exists = false;
                 }
                 changed.signalAll();
             } finally {
@@ -1122,15 +1141,20 @@ final class ZooKeeperLockStore implements LockStore {
                 return;
             }
             boolean deleted = type == Event.EventType.NodeDeleted;
+            // the lock node goes only when empty, after its entries, whose deletions woke us; and the entry a hand-off
+            // deleted wakes nobody here: the receiver holds, or the engine wakes its waiters itself
+            boolean wakes = deleted && !eventPath.equals(path) && !handedOff.remove(eventPath);
             mutex.lock();
             try {
                 TreeSet<ZkNames.Entry> q = queue;
                 if (q != null) {
                     if (eventPath.equals(path)) {
+                        exists = !deleted;
                         if (deleted) {
                             q.clear();
                         }
                     } else if (ZKPaths.getPathAndNode(eventPath).getPath().equals(path)) {
+                        exists = true;
                         ZkNames.Entry e = ZkNames.entry(ZKPaths.getNodeFromPath(eventPath));
                         if (e != null) {
                             if (deleted) {
@@ -1145,7 +1169,7 @@ final class ZooKeeperLockStore implements LockStore {
             } finally {
                 mutex.unlock();
             }
-            if (deleted) {
+            if (wakes) {
                 wake();
             }
         }
@@ -1206,12 +1230,11 @@ final class ZooKeeperLockStore implements LockStore {
             }
         }
 
-        /** Whether the mirror knows the lock node to exist with entries in it. */
-        boolean knownBusy() {
+        /** Whether the mirror knows the lock node to exist (with entries in it or not). */
+        boolean knownToExist() {
             mutex.lock();
             try {
-                TreeSet<ZkNames.Entry> q = queue;
-                return q != null && !q.isEmpty();
+                return queue != null && exists;
             } finally {
                 mutex.unlock();
             }
