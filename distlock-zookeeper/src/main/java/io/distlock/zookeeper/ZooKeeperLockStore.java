@@ -61,7 +61,8 @@ import org.slf4j.LoggerFactory;
  * once it is empty) whose data is the full lock name. Its children are the queue: one EPHEMERAL_SEQUENTIAL entry per
  * owner that holds or waits, named after the owner (ZkNames.entryPrefix) so that an owner finds its own entry in a
  * getChildren answer, with the owner id as data. The entry with the lowest sequence holds the lock; the others wait in
- * sequence order, so every lock is fair by construction and the store reports queuesEveryWaiter.
+ * sequence order, so the store's queue is fair by construction and the store reports queuesEveryWaiter (a non-fair
+ * lock's local waiters line up in the engine behind the first one, which alone queues here; see Hand-off).
  *
  * Fencing. The token of a grant is the czxid of the owner's entry: the zxid of the transaction that created it. Zxids
  * are totally ordered across the ensemble and survive restarts that keep data; entries of one lock node are granted in
@@ -91,6 +92,17 @@ import org.slf4j.LoggerFactory;
  * guaranteed mode (retried in the background after a connection loss while the session lives; an ephemeral entry
  * dies with its session anyway). An entry whose create failed with an unknown outcome is searched for by owner tag,
  * at once and again after the next reconnect.
+ *
+ * Hand-off (Traits.handsOff). When a local holder releases and another owner of this client waits, the engine hands
+ * the lock over instead of releasing it. If the receiver has no entry yet, one ZooKeeper multi deletes the giver's
+ * entry, deletes the lock node and makes it again with a new entry of the receiver (protected: its name carries a
+ * GUID, so a transaction whose answer was lost is found again). Deleting the lock node fails, and the multi with it,
+ * when any other entry is there: so when it succeeds the receiver's entry is alone and holds the lock, with the
+ * transaction's zxid as its czxid and token, in one round trip and one write. Otherwise a second multi deletes the
+ * giver's entry and queues the receiver's; the mirror (or a getChildren) tells whether it is first (granted) or
+ * waits behind other owners (queued). If the receiver is queued already, deleting the giver's entry is the hand-off,
+ * and its entry holds if it is now first. Tokens stay czxids, so grants still follow creation order. The deletions a
+ * hand-off makes wake no local waiter (the receiver holds, or the engine wakes the waiters itself).
  *
  * Session. Holds last as long as the session. The store counts connection trouble in an epoch, bumped on SUSPENDED
  * and LOST; a hold remembers the epoch and session it was granted in, and renew reports it gone once either changed,
