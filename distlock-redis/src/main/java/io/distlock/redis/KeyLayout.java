@@ -12,7 +12,10 @@ import org.jspecify.annotations.Nullable;
  *   <prefix>{<encoded name>}:fence     integer  last fencing token issued (INCR), never expires
  *   <prefix>{<encoded name>}:queue     list     fair-queue owner ids, head first (expires when nobody refreshes)
  *   <prefix>{<encoded name>}:waiters   zset     fair-queue owner id -> server-time deadline to come back by
- *   <prefix>{<encoded name>}:ch        channel  release / queue-change notifications
+ *   <prefix>{<encoded name>}:wq        zset     waiting client id -> server time (µs) it started waiting (order)
+ *   <prefix>{<encoded name>}:wd        zset     waiting client id -> server time (ms) it comes back by itself
+ *   <prefix>wake:<client id>           channel  wake-ups of one client, the message is the name's tag <prefix>{...}
+ *   <prefix>{<encoded name>}:ch:<id>   channel  the same, sharded pub/sub (SPUBLISH): one per name and client
  *
  * The encoding keeps names readable and is injective: '%', '{' and '}' become %25, %7B and %7D, and an unpaired
  * UTF-16 surrogate (which UTF-8 cannot carry) becomes %uXXXX. The encoded name therefore never contains '}', so the
@@ -26,6 +29,8 @@ final class KeyLayout {
     static final String QUEUE = "queue";
     static final String WAITERS = "waiters";
     static final String CHANNEL = "ch";
+    static final String WAKE_ORDER = "wq";
+    static final String WAKE_DEADLINES = "wd";
 
     private final String prefix;
 
@@ -52,6 +57,23 @@ final class KeyLayout {
 
     static String key(String tag, String kind) {
         return tag + ":" + kind;
+    }
+
+    /** The lock name of a tag {@code <prefix>{<encoded name>}} of this layout, or null if it is not one. */
+    @Nullable
+    String nameOfTag(String tag) {
+        if (!tag.startsWith(prefix + "{") || !tag.endsWith("}")) {
+            return null;
+        }
+        String encoded = tag.substring(prefix.length() + 1, tag.length() - 1);
+        if (encoded.indexOf('}') >= 0) {
+            return null;
+        }
+        try {
+            return decode(encoded);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
     }
 
     /** The lock name of a hold key of this layout, or null if the key is not one. */

@@ -13,6 +13,8 @@ import java.util.HexFormat;
  * {@code source} is sent with {@code EVAL} when the server does not know the script yet.
  */
 record LuaScript(String name, String source, String sha1) {
+    /** A line {@code -- #include <resource>} is replaced by that resource's text (shared Lua functions). */
+    private static final String INCLUDE = "-- #include ";
 
     static final LuaScript LOCK_ACQUIRE = load("lock-acquire.lua");
     static final LuaScript LOCK_ACQUIRE_QUEUED = load("lock-acquire-queued.lua");
@@ -22,6 +24,7 @@ record LuaScript(String name, String source, String sha1) {
     static final LuaScript LOCK_ABANDON = load("lock-abandon.lua");
     static final LuaScript LOCK_INSPECT = load("lock-inspect.lua");
     static final LuaScript LOCK_FORCE_RELEASE = load("lock-force-release.lua");
+    static final LuaScript LOCK_PASS_ON = load("lock-pass-on.lua");
 
     /** Every script of the store, for loading them into a server's script cache at start-up. */
     static final java.util.List<LuaScript> ALL = java.util.List.of(
@@ -32,15 +35,29 @@ record LuaScript(String name, String source, String sha1) {
             LOCK_HANDOFF,
             LOCK_ABANDON,
             LOCK_INSPECT,
-            LOCK_FORCE_RELEASE);
+            LOCK_FORCE_RELEASE,
+            LOCK_PASS_ON);
 
     static LuaScript load(String name) {
+        StringBuilder source = new StringBuilder();
+        for (String line : read(name).split("\n", -1)) {
+            if (line.startsWith(INCLUDE)) {
+                source.append(read(line.substring(INCLUDE.length()).strip()));
+            } else {
+                source.append(line).append('\n');
+            }
+        }
+        source.setLength(source.length() - 1); // the split's last piece had no newline
+        String text = source.toString();
+        return new LuaScript(name, text, sha1Hex(text));
+    }
+
+    private static String read(String name) {
         try (InputStream in = LuaScript.class.getResourceAsStream(name)) {
             if (in == null) {
                 throw new IllegalStateException("missing script resource: " + name);
             }
-            String source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            return new LuaScript(name, source, sha1Hex(source));
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read script resource " + name, e);
         }

@@ -21,6 +21,7 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -30,7 +31,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -46,10 +49,12 @@ import org.slf4j.LoggerFactory;
  * Scripts run with EVALSHA; a NOSCRIPT answer (server restarted, failed over, script cache flushed, a Cluster node
  * that never saw the script) is answered with one EVAL of the source, which also caches it again on that server.
  *
- * Subscriptions: channel -> the wake-ups registered for it. The first registration of a channel subscribes on the
- * server and returns only after the server confirmed it; the last one to close unsubscribes. Messages are dispatched
- * on Lettuce's I/O thread. When Lettuce re-subscribes after a reconnect, every wake-up of the channel runs, because
- * releases published while the connection was down were lost. When the command connection reconnects (standalone and
+ * Subscriptions: a wake-up message carries the lock name's tag; name -> the wake-ups registered for it. Messages come
+ * on the client's own channel (subscribed once, on the first wait, and kept), so a wait costs no SUBSCRIBE. The first
+ * registration of a channel subscribes on the server and returns only after the server confirmed it. A message that
+ * no registration claims (the client stopped waiting) is handed to the store, which passes the wake-up on to another
+ * waiting client. Messages are dispatched on Lettuce's I/O thread. When Lettuce re-subscribes after a reconnect, every
+ * registered wake-up runs, because releases published while the connection was down were lost. When the command connection reconnects (standalone and
  * Sentinel), the pub/sub connection is replaced: after a Sentinel failover the old one may still be attached to the
  * demoted master, which no longer sees releases.
  */
@@ -66,6 +71,12 @@ final class RedisConnections implements AutoCloseable {
     private final Supplier<CompletionStage<StatefulRedisPubSubConnection<String, String>>> pubSubFactory;
     private final ReentrantLock subscribeLock = new ReentrantLock();
     private final Map<String, Channel> channels = new ConcurrentHashMap<>();
+    /** Lock name (its tag) -> the wake-ups registered for it, whatever channel their messages come on. */
+    private final Map<String, Set<Registration>> names = new ConcurrentHashMap<>();
+
+    private final AtomicLong wakeUpsReceived = new AtomicLong();
+    private final AtomicLong wakeUpsUnclaimed = new AtomicLong();
+    private volatile Consumer<String> unclaimed = name -> {};
     private final @Nullable AbstractRedisClient listenedClient;
     private final RedisConnectionStateListener reconnectListener = new RedisConnectionStateListener() {
         @Override
@@ -234,8 +245,22 @@ final class RedisConnections implements AutoCloseable {
 
     // ---------------------------------------------------------------- subscriptions
 
-    /** Registers {@code wakeUp} for messages on {@code channel}; returns once the server confirmed the subscription. */
-    Subscription subscribe(String channel, Runnable wakeUp) {
+    /**
+     * Called (on the I/O thread) with the message of a wake-up that no registration here claims: the client no longer
+     * waits for that name, so it must pass the wake-up on. Must not block.
+     */
+    void onUnclaimed(Consumer<String> handler) {
+        this.unclaimed = Objects.requireNonNull(handler, "handler");
+    }
+
+    /**
+     * Registers {@code wakeUp} for wake-up messages that carry {@code name}, sent on {@code channel}; returns once the
+     * server confirmed the channel's subscription (at once when it is subscribed already).
+     *
+     * @param keep the channel stays subscribed after its last registration closed: the client's own channel, shared
+     *     by every name, subscribed once
+     */
+    Subscription subscribe(String channel, boolean keep, String name, Runnable wakeUp) {
         Registration registration;
         subscribeLock.lock();
         try {
@@ -243,21 +268,21 @@ final class RedisConnections implements AutoCloseable {
                 throw new IllegalStateException("the Redis connections are closed");
             }
             StatefulRedisPubSubConnection<String, String> ps = pubSub();
-            Channel ch = channels.computeIfAbsent(channel, Channel::new);
-            registration = new Registration(ch, wakeUp);
-            boolean first = ch.registrations.isEmpty();
-            ch.registrations.add(registration);
-            if (first) {
+            Channel ch = channels.computeIfAbsent(channel, c -> new Channel(c, keep));
+            if (!ch.confirmed) {
                 try {
                     await(ps.async().subscribe(channel));
                 } catch (RuntimeException e) {
-                    ch.registrations.remove(registration);
-                    if (ch.registrations.isEmpty()) {
+                    if (ch.users == 0) {
                         channels.remove(channel, ch);
                     }
                     throw e;
                 }
+                ch.confirmed = true;
             }
+            ch.users++;
+            registration = new Registration(ch, name, wakeUp);
+            names.computeIfAbsent(name, n -> ConcurrentHashMap.newKeySet()).add(registration);
         } finally {
             subscribeLock.unlock();
         }
@@ -267,8 +292,16 @@ final class RedisConnections implements AutoCloseable {
     private void unsubscribe(Registration registration) {
         subscribeLock.lock();
         try {
+            Set<Registration> of = names.get(registration.name);
+            if (of == null || !of.remove(registration)) {
+                return;
+            }
+            if (of.isEmpty()) {
+                names.remove(registration.name, of);
+            }
             Channel ch = registration.channel;
-            if (!ch.registrations.remove(registration) || !ch.registrations.isEmpty()) {
+            ch.users--;
+            if (ch.users > 0 || ch.keep) {
                 return;
             }
             channels.remove(ch.name, ch);
@@ -319,9 +352,7 @@ final class RedisConnections implements AutoCloseable {
         if (old != null) {
             closeQuietly(old);
         }
-        for (Channel ch : channels.values()) {
-            dispatch(ch.name);
-        }
+        dispatchAll();
     }
 
     private StatefulRedisPubSubConnection<String, String> pubSub() {
@@ -332,14 +363,14 @@ final class RedisConnections implements AutoCloseable {
             ps.addListener(new RedisPubSubAdapter<String, String>() {
                 @Override
                 public void message(String channel, String message) {
-                    dispatch(channel);
+                    dispatch(message);
                 }
 
                 @Override
                 public void subscribed(String channel, long count) {
                     Channel ch = channels.get(channel);
                     if (ch != null && ch.subscribedEvents.incrementAndGet() > 1) {
-                        dispatch(channel); // a re-subscription after a reconnect: releases may have been missed
+                        dispatchAll(); // a re-subscription after a reconnect: releases may have been missed
                     }
                 }
             });
@@ -348,17 +379,40 @@ final class RedisConnections implements AutoCloseable {
         return ps;
     }
 
-    private void dispatch(String channel) {
-        Channel ch = channels.get(channel);
-        if (ch == null) {
-            return;
-        }
-        for (Registration r : ch.registrations) {
-            try {
-                r.wakeUp.run();
-            } catch (RuntimeException e) {
-                log.warn("distlock: a wake-up for {} failed", channel, e);
+    /** A wake-up for {@code name}: runs its registrations, or passes it on when there are none. */
+    private void dispatch(String name) {
+        wakeUpsReceived.incrementAndGet();
+        Set<Registration> of = names.get(name);
+        boolean claimed = false;
+        if (of != null) {
+            for (Registration r : of) {
+                claimed = true;
+                run(r);
             }
+        }
+        if (!claimed && !closed) {
+            wakeUpsUnclaimed.incrementAndGet();
+            try {
+                unclaimed.accept(name);
+            } catch (RuntimeException e) {
+                log.warn("distlock: passing on a wake-up for {} failed", name, e);
+            }
+        }
+    }
+
+    private void dispatchAll() {
+        for (Set<Registration> of : names.values()) {
+            for (Registration r : of) {
+                run(r);
+            }
+        }
+    }
+
+    private static void run(Registration r) {
+        try {
+            r.wakeUp.run();
+        } catch (RuntimeException e) {
+            log.warn("distlock: a wake-up for {} failed", r.name, e);
         }
     }
 
@@ -367,24 +421,41 @@ final class RedisConnections implements AutoCloseable {
         return channels.containsKey(channel);
     }
 
+    /** Whether a wake-up for {@code name} would be claimed: somebody of this client waits for it. */
+    boolean listening(String name) {
+        Set<Registration> of = names.get(name);
+        return of != null && !of.isEmpty();
+    }
+
+    /** Wake-up messages received, and of those the ones nobody claimed (passed on); for tests. */
+    long[] wakeUpCounts() {
+        return new long[] {wakeUpsReceived.get(), wakeUpsUnclaimed.get()};
+    }
+
+    /** A subscribed channel; guarded by subscribeLock except the event counter. */
     private static final class Channel {
         final String name;
-        final Set<Registration> registrations = ConcurrentHashMap.newKeySet();
+        final boolean keep;
+        int users;
+        boolean confirmed;
         /** Subscribe confirmations seen; the first answers our SUBSCRIBE, later ones are re-subscriptions. */
         final AtomicInteger subscribedEvents = new AtomicInteger();
 
-        Channel(String name) {
+        Channel(String name, boolean keep) {
             this.name = name;
+            this.keep = keep;
         }
     }
 
     private final class Registration implements Subscription {
         final Channel channel;
+        final String name;
         final Runnable wakeUp;
         private volatile boolean open = true;
 
-        Registration(Channel channel, Runnable wakeUp) {
+        Registration(Channel channel, String name, Runnable wakeUp) {
             this.channel = channel;
+            this.name = name;
             this.wakeUp = wakeUp;
         }
 
@@ -413,6 +484,7 @@ final class RedisConnections implements AutoCloseable {
             }
             closed = true;
             channels.clear();
+            names.clear();
             AbstractRedisClient listened = listenedClient;
             if (listened != null) {
                 listened.removeListener(reconnectListener);

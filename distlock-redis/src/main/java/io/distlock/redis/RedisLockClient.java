@@ -54,8 +54,9 @@ import org.jspecify.annotations.Nullable;
  *       restarts that keep the data.
  *   <li>Fair locks grant in request order across clients; a waiter that died is evicted once its waiter timeout
  *       (default 5 s, {@link Builder#waiterTimeout}) passes without it coming back.
- *   <li>Waiting is by pub/sub (by polling with back-off in {@link WaitStrategy#SPIN} mode); a lost message delays a
- *       waiter by at most the holder's remaining lease, never for ever.
+ *   <li>Waiting is by pub/sub (by polling with back-off in {@link WaitStrategy#SPIN} mode): a release gives the lock to
+ *       the client that has waited longest and tells only that client, on its own channel; a lost message delays a
+ *       waiter by at most the remaining lease it saw, never for ever.
  * </ul>
  *
  * <h2>Failure modes</h2>
@@ -338,6 +339,7 @@ public final class RedisLockClient implements LockClient {
             RedisLockStore store = new RedisLockStore(
                     connections,
                     new KeyLayout(keyPrefix),
+                    config.clientId(),
                     waiterTimeout,
                     waitStrategy == WaitStrategy.SPIN,
                     false,

@@ -24,6 +24,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * Overview
  *
  * Every SPI method is one Lua script (resources beside this class), so each step is atomic on the server and one
- * round trip: an uncontended acquire is one EVALSHA (SET NX PX + INCR; a fair-queue attempt has its own script), a release one EVALSHA (owner-checked DEL +
- * PUBLISH), a hand-off one EVALSHA (owner-checked SET + INCR). Keys are laid out by KeyLayout: one hash tag per lock
+ * round trip: an uncontended acquire is one EVALSHA (SET NX PX + INCR; a fair-queue attempt has its own script), a
+ * release one EVALSHA (owner-checked DEL, or a grant to the next waiting client + one PUBLISH), a hand-off one EVALSHA
+ * (owner-checked SET + INCR). Keys are laid out by KeyLayout: one hash tag per lock
  * name, so the scripts are legal on a Cluster.
  *
  * States of one name: free (no hold key); held (hold key = owner id, PX = lease); queued waiters (fair locks only: a
@@ -44,9 +47,16 @@ import org.slf4j.LoggerFactory;
  * the granting script) and never gets a TTL, so a token is greater than every earlier token of the name as long as
  * the server keeps its data (see RedisLockClient for when Redis does not).
  *
- * Waiting: release, abandon, forced release and a queue-head change publish on the name's channel; the engine wakes
- * its waiters. A lost message costs at most Busy.retryWithin: the holder's remaining lease, or a third of the waiter
- * timeout for queued waiters, which must come back that often to keep their place.
+ * Waiting (wake-one.lua has the details): a client's first waiter subscribes (one channel per client, kept; the
+ * subscription only registers the name locally) and from then on its attempts carry an entry '<clientId>:w<n>' (n per
+ * wait): busy, the entry joins the name's waiting clients (order zset + deadline zset); granted, it leaves them. A
+ * release gives the lock to the oldest live entry (the hold becomes the entry for CLAIM, and one PUBLISH tells that
+ * client; its next attempt takes the hold with a fresh token) or, with nobody waiting, deletes it. Abandon, forced
+ * release and fair-queue changes free the lock and tell one client. A client told of a name it no longer waits for
+ * passes it on (lock-pass-on.lua); a wait that ends while registered leaves (the same script, run when the
+ * subscription closes). A lost message costs at most Busy.retryWithin: the remaining lease of the hold or claim the
+ * waiter saw, or a third of the waiter timeout for queued waiters, which must come back that often to keep their
+ * place.
  *
  * Renewal: all holds of a client in one script per slot group (standalone: per 1,000 holds), all sent at once, so a
  * watchdog tick costs one round trip per node.
@@ -59,22 +69,38 @@ final class RedisLockStore implements LockStore {
     private static final Logger log = LoggerFactory.getLogger(RedisLockStore.class);
     private static final int RENEW_BATCH = 1000;
     private static final Traits TRAITS = new Traits(false, true, true);
+    /** How long a waiting client has to take a lock that a release gave it (see wake-one.lua). */
+    static final Duration CLAIM = Duration.ofSeconds(1);
 
     private final RedisConnections redis;
     private final KeyLayout layout;
     private final String waiterTimeoutMillis;
     private final boolean spin;
+    private final boolean sharded;
+    private final String clientId;
     private final String publish;
+    private final String claimMillis = millis(CLAIM);
+    private final AtomicLong passedOn = new AtomicLong();
+    private final AtomicLong waits = new AtomicLong();
+    /** Tag -> the entry '<clientId>:<n>' of this client's current wait (open subscription) for that name. */
+    private final Map<String, String> entries = new ConcurrentHashMap<>();
+    /** Entries this client has among the waiting clients in Redis (their last attempt was busy). */
+    private final Set<String> registered = ConcurrentHashMap.newKeySet();
+
     private final int minReplicas;
     private final Duration replicaTimeout;
 
     /**
+     * @param clientId the client's id, the prefix of its owner ids: it names the client's wake-up channel
      * @param spin no pub/sub: nothing is published and {@link #subscribe} returns {@link Subscription#none()}
+     * @param sharded wake-ups by SPUBLISH on a channel per name and client (in the name's slot) instead of PUBLISH on
+     *     one channel per client
      * @param minReplicas after each grant wait for this many replicas to acknowledge it; 0 for no waiting
      */
     RedisLockStore(
             RedisConnections redis,
             KeyLayout layout,
+            String clientId,
             Duration waiterTimeout,
             boolean spin,
             boolean sharded,
@@ -84,7 +110,12 @@ final class RedisLockStore implements LockStore {
         this.layout = layout;
         this.waiterTimeoutMillis = Long.toString(Math.max(1, waiterTimeout.toMillis()));
         this.spin = spin;
+        this.sharded = sharded;
+        this.clientId = clientId;
         this.publish = spin ? "" : sharded ? "SPUBLISH" : "PUBLISH";
+        if (!spin) {
+            redis.onUnclaimed(this::passOn);
+        }
         this.minReplicas = minReplicas;
         this.replicaTimeout = replicaTimeout;
     }
@@ -102,29 +133,70 @@ final class RedisLockStore implements LockStore {
         String tag = layout.tag(key.name());
         String holdKey = KeyLayout.key(tag, KeyLayout.HOLD);
         String fenceKey = KeyLayout.key(tag, KeyLayout.FENCE);
-        List<Object> answer = queue
-                ? redis.call(
-                        LuaScript.LOCK_ACQUIRE_QUEUED,
-                        ScriptOutputType.MULTI,
-                        new String[] {
-                            holdKey,
-                            fenceKey,
-                            KeyLayout.key(tag, KeyLayout.QUEUE),
-                            KeyLayout.key(tag, KeyLayout.WAITERS)
-                        },
-                        owner.value(),
-                        millis(lease),
-                        waiterTimeoutMillis,
-                        KeyLayout.key(tag, KeyLayout.CHANNEL),
-                        publish)
-                : redis.call(
-                        LuaScript.LOCK_ACQUIRE,
-                        ScriptOutputType.MULTI,
-                        new String[] {holdKey, fenceKey},
-                        owner.value(),
-                        millis(lease));
+        // a client with a waiter for this name registers among its waiting clients (busy) or leaves them (granted)
+        String entry = spin ? null : entries.get(tag);
+        List<Object> answer;
+        if (queue) {
+            String[] keys = {
+                holdKey,
+                fenceKey,
+                KeyLayout.key(tag, KeyLayout.QUEUE),
+                KeyLayout.key(tag, KeyLayout.WAITERS),
+                KeyLayout.key(tag, KeyLayout.WAKE_ORDER),
+                KeyLayout.key(tag, KeyLayout.WAKE_DEADLINES)
+            };
+            answer = entry != null
+                    ? redis.call(
+                            LuaScript.LOCK_ACQUIRE_QUEUED,
+                            ScriptOutputType.MULTI,
+                            keys,
+                            owner.value(),
+                            millis(lease),
+                            waiterTimeoutMillis,
+                            wakePrefix(tag),
+                            publish,
+                            tag,
+                            entry)
+                    : redis.call(
+                            LuaScript.LOCK_ACQUIRE_QUEUED,
+                            ScriptOutputType.MULTI,
+                            keys,
+                            owner.value(),
+                            millis(lease),
+                            waiterTimeoutMillis,
+                            wakePrefix(tag),
+                            publish,
+                            tag);
+        } else if (entry != null) {
+            answer = redis.call(
+                    LuaScript.LOCK_ACQUIRE,
+                    ScriptOutputType.MULTI,
+                    new String[] {
+                        holdKey,
+                        fenceKey,
+                        KeyLayout.key(tag, KeyLayout.WAKE_ORDER),
+                        KeyLayout.key(tag, KeyLayout.WAKE_DEADLINES)
+                    },
+                    owner.value(),
+                    millis(lease),
+                    entry);
+        } else {
+            answer = redis.call(
+                    LuaScript.LOCK_ACQUIRE,
+                    ScriptOutputType.MULTI,
+                    new String[] {holdKey, fenceKey},
+                    owner.value(),
+                    millis(lease));
+        }
         long status = number(answer, 0);
         long value = number(answer, 1);
+        if (entry != null) {
+            if (status == 1) {
+                registered.remove(entry); // the granting script removed the entry
+            } else if (!queue) {
+                registered.add(entry);
+            }
+        }
         if (status != 1) {
             return Attempt.busy(Duration.ofMillis(value));
         }
@@ -140,14 +212,11 @@ final class RedisLockStore implements LockStore {
         Long unused = redis.call(
                 LuaScript.LOCK_ABANDON,
                 ScriptOutputType.INTEGER,
-                new String[] {
-                    KeyLayout.key(tag, KeyLayout.HOLD),
-                    KeyLayout.key(tag, KeyLayout.QUEUE),
-                    KeyLayout.key(tag, KeyLayout.WAITERS)
-                },
+                wakeKeys(tag),
                 owner.value(),
-                KeyLayout.key(tag, KeyLayout.CHANNEL),
-                publish);
+                wakePrefix(tag),
+                publish,
+                tag);
     }
 
     @Override
@@ -159,11 +228,66 @@ final class RedisLockStore implements LockStore {
         Long released = redis.call(
                 LuaScript.LOCK_RELEASE,
                 ScriptOutputType.INTEGER,
-                new String[] {KeyLayout.key(tag, KeyLayout.HOLD)},
+                wakeKeys(tag),
                 owner.value(),
-                KeyLayout.key(tag, KeyLayout.CHANNEL),
-                publish);
+                wakePrefix(tag),
+                publish,
+                tag,
+                claimMillis);
         return released != null && released == 1L;
+    }
+
+    /** The keys of a script that may wake a waiting client: hold, queue, waiters, wait order, wait deadlines. */
+    private static String[] wakeKeys(String tag) {
+        return new String[] {
+            KeyLayout.key(tag, KeyLayout.HOLD),
+            KeyLayout.key(tag, KeyLayout.QUEUE),
+            KeyLayout.key(tag, KeyLayout.WAITERS),
+            KeyLayout.key(tag, KeyLayout.WAKE_ORDER),
+            KeyLayout.key(tag, KeyLayout.WAKE_DEADLINES)
+        };
+    }
+
+    /** A client is woken for {@code tag} on this prefix followed by its client id. */
+    private String wakePrefix(String tag) {
+        return sharded ? KeyLayout.key(tag, KeyLayout.CHANNEL) + ":" : layout.prefix() + "wake:";
+    }
+
+    /**
+     * A wake-up came for a name this client no longer waits for: leave the waiting clients and wake the next one if
+     * the lock is free. Runs on the I/O thread, so it does not wait for the answer.
+     */
+    private void passOn(String tag) {
+        if (layout.nameOfTag(tag) == null) {
+            return; // not one of ours
+        }
+        // entries are numbered after their registration is in place: with none in place now, every entry numbered
+        // up to here belongs to a wait that ended
+        long ended = waits.get();
+        if (redis.listening(tag)) {
+            return; // a new wait began meanwhile; it takes the wake-up
+        }
+        passedOn.incrementAndGet();
+        redis.eval(
+                        LuaScript.LOCK_PASS_ON,
+                        ScriptOutputType.INTEGER,
+                        wakeKeys(tag),
+                        "",
+                        clientId,
+                        wakePrefix(tag),
+                        publish,
+                        tag,
+                        claimMillis,
+                        Long.toString(ended))
+                .exceptionally(e -> {
+                    log.debug("distlock: passing on a wake-up for {} failed; waiters come back by themselves", tag, e);
+                    return null;
+                });
+    }
+
+    /** Wake-ups this client passed on because it no longer waited; for tests. */
+    long passedOn() {
+        return passedOn.get();
     }
 
     @Override
@@ -281,7 +405,42 @@ final class RedisLockStore implements LockStore {
         if (spin) {
             return Subscription.none();
         }
-        return redis.subscribe(KeyLayout.key(layout.tag(key.name()), KeyLayout.CHANNEL), wakeUp);
+        String tag = layout.tag(key.name());
+        // one channel per client, subscribed once and kept; sharded: one per name and client, in the name's slot
+        Subscription inner = sharded
+                ? redis.subscribe(wakePrefix(tag) + clientId, false, tag, wakeUp)
+                : redis.subscribe(wakePrefix(tag) + clientId, true, tag, wakeUp);
+        String entry = clientId + ":w" + waits.incrementAndGet();
+        entries.put(tag, entry);
+        return () -> {
+            inner.close();
+            entries.remove(tag, entry);
+            if (registered.remove(entry)) {
+                leave(tag, entry);
+            }
+        };
+    }
+
+    /**
+     * The client stopped waiting while registered among the waiting clients (its waiter timed out or was
+     * interrupted): leave them, so nothing of the wait is left behind, and pass on a wake-up it may have been sent.
+     */
+    private void leave(String tag, String entry) {
+        try {
+            Long unused = redis.call(
+                    LuaScript.LOCK_PASS_ON,
+                    ScriptOutputType.INTEGER,
+                    wakeKeys(tag),
+                    entry,
+                    clientId,
+                    wakePrefix(tag),
+                    publish,
+                    tag,
+                    claimMillis,
+                    "0");
+        } catch (RuntimeException e) {
+            log.debug("distlock: leaving the waiting clients of {} failed; the entry expires by itself", tag, e);
+        }
     }
 
     @Override
@@ -330,10 +489,14 @@ final class RedisLockStore implements LockStore {
                 new String[] {
                     KeyLayout.key(tag, KeyLayout.HOLD),
                     KeyLayout.key(tag, KeyLayout.FENCE),
-                    KeyLayout.key(tag, KeyLayout.WAITERS)
+                    KeyLayout.key(tag, KeyLayout.WAITERS),
+                    KeyLayout.key(tag, KeyLayout.QUEUE),
+                    KeyLayout.key(tag, KeyLayout.WAKE_ORDER),
+                    KeyLayout.key(tag, KeyLayout.WAKE_DEADLINES)
                 },
-                KeyLayout.key(tag, KeyLayout.CHANNEL),
-                publish);
+                wakePrefix(tag),
+                publish,
+                tag);
         return info(key.name(), answer);
     }
 

@@ -8,13 +8,18 @@
 -- ARGV[1]  owner id
 -- ARGV[2]  lease in milliseconds
 -- ARGV[3]  waiter timeout in milliseconds: a queued owner that does not come back within it is evicted
--- ARGV[4]  channel to publish on when the queue's head changes
+-- KEYS[5]  wait order     <prefix>{name}:wq       waiting client id -> time it started waiting (optional)
+-- KEYS[6]  wait deadlines <prefix>{name}:wd       waiting client id -> time it comes back by   (optional)
+-- ARGV[4]  wake channel prefix: when the queue's head changes, the new head's client is woken on ARGV[4] .. <client>
 -- ARGV[5]  publish command: PUBLISH, SPUBLISH (sharded pub/sub), or '' to publish nothing (spin waiting)
+-- ARGV[6]  wake-up message: the name's tag <prefix>{name} (optional: without it nobody is woken)
+-- ARGV[7]  entry '<clientId>:w<n>' of the owner's client while it waits: a grant removes it from the waiting clients
 --
 -- Returns {1, fencingToken} when acquired; {0, retryWithinMillis} when busy. A hold of the same owner counts as busy.
 local holdKey, fenceKey, queueKey, waitersKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local owner, leaseMillis = ARGV[1], tonumber(ARGV[2])
-local waiterTimeout, channel, publish = tonumber(ARGV[3]), ARGV[4], ARGV[5]
+local waiterTimeout, wakePrefix, publish, payload = tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6]
+local entry = ARGV[7]
 
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -37,15 +42,21 @@ if head == owner and not holder then
   redis.call('LPOP', queueKey)
   redis.call('ZREM', waitersKey, owner)
   redis.call('SET', holdKey, owner, 'PX', leaseMillis)
+  if entry and KEYS[6] then
+    redis.call('ZREM', KEYS[5], entry)
+    redis.call('ZREM', KEYS[6], entry)
+  end
   return {1, redis.call('INCR', fenceKey)}
 end
 
 redis.call('ZADD', waitersKey, now + waiterTimeout, owner)
 redis.call('PEXPIRE', waitersKey, waiterTimeout)
 redis.call('PEXPIRE', queueKey, waiterTimeout)
-if head ~= oldHead and oldHead then
-  if publish ~= '' then
-    redis.call(publish, channel, 'q')
+if head ~= oldHead and oldHead and head and not holder and payload and publish ~= '' then
+  -- a dead head was evicted and the lock is free: wake the new head's client, unless it is the caller's own
+  local headClient = string.match(head, '^[^:]+')
+  if headClient and headClient ~= string.match(owner, '^[^:]+') then
+    redis.call(publish, wakePrefix .. headClient, payload)
   end
 end
 

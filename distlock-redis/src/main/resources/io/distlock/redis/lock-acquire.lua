@@ -1,22 +1,49 @@
--- lock-acquire.lua: take the exclusive hold of one lock name if nobody has it (a plain attempt: it leaves nothing
--- behind when it fails). Fair-queue attempts use lock-acquire-queued.lua.
+-- lock-acquire.lua: take the exclusive hold of one lock name if nobody has it (a plain attempt). Fair-queue attempts
+-- use lock-acquire-queued.lua.
 --
 -- KEYS[1]  hold key       <prefix>{name}:hold     string, the owner id; expires with the lease
 -- KEYS[2]  fence counter  <prefix>{name}:fence    integer, the last fencing token issued; never expires
--- ARGV[1]  owner id
--- ARGV[2]  lease in milliseconds
+-- KEYS[3]  wait order     <prefix>{name}:wq       waiting-client entry -> time it started waiting (µs)   (KEYS[3..4] and
+-- KEYS[4]  wait deadlines <prefix>{name}:wd       waiting-client entry -> time it comes back by (ms)      ARGV[3] only
+-- ARGV[1]  owner id                                                                                    while the
+-- ARGV[2]  lease in milliseconds                                                                       client waits)
+-- ARGV[3]  entry '<clientId>:w<n>' of the owner's client, which waits for the lock: a busy attempt registers it among
+--          the waiting clients (so that a release gives the lock to that client, see wake-one.lua), a grant removes
+--          it; a hold that is this entry (given to the client by a release) is taken over
 --
 -- Returns {1, fencingToken} when acquired; {0, remainingLeaseMillis} when busy. A hold of the same owner counts as
 -- busy, like anybody's: the client counts re-entry itself, and an attempt that arrives after a hand-off already gave
--- this owner the lock must not grant it a second time with another token.
-local holdKey, fenceKey = KEYS[1], KEYS[2]
-local owner, leaseMillis = ARGV[1], ARGV[2]
+-- this owner the lock must not grant it a second time with another token. Without ARGV[3] a failed attempt leaves
+-- nothing behind; with it, it leaves the client's registration, which expires by itself at most 2 s after the
+-- returned lease end.
+local holdKey, fenceKey, orderKey, deadlineKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local owner, leaseMillis, entry = ARGV[1], ARGV[2], ARGV[3]
 
-if redis.call('SET', holdKey, owner, 'NX', 'PX', leaseMillis) then
+-- free, or given to this waiting client by a release (the hold is the entry: see wake-one.lua)
+if redis.call('SET', holdKey, owner, 'NX', 'PX', leaseMillis)
+    or (entry and redis.call('GET', holdKey) == entry and redis.call('SET', holdKey, owner, 'PX', leaseMillis)) then
+  if entry then
+    redis.call('ZREM', orderKey, entry)
+    redis.call('ZREM', deadlineKey, entry)
+  end
   return {1, redis.call('INCR', fenceKey)}
 end
 local ttl = redis.call('PTTL', holdKey)
 if ttl < 0 then
   ttl = 1000 -- a hold without TTL was not written by these scripts: do not spin on it
 end
-return {0, math.max(ttl, 1)}
+ttl = math.max(ttl, 1)
+if entry then
+  local time = redis.call('TIME')
+  local keep = ttl + 2000 -- the client comes back by itself within ttl; this much slack for its way back
+  redis.call('ZADD', orderKey, 'NX', tonumber(time[1]) * 1000000 + tonumber(time[2]), entry)
+  redis.call('ZADD', deadlineKey, tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) + keep, entry)
+  -- both keys expire when nobody refreshes them; either may have been emptied and made again without a TTL
+  if redis.call('PTTL', orderKey) < keep then
+    redis.call('PEXPIRE', orderKey, keep)
+  end
+  if redis.call('PTTL', deadlineKey) < keep then
+    redis.call('PEXPIRE', deadlineKey, keep)
+  end
+end
+return {0, ttl}

@@ -1,15 +1,20 @@
 -- lock-force-release.lua: an operator removes the current hold whoever owns it. The fence counter stays, so the next
--- holder still gets a greater token.
+-- holder still gets a greater token. One waiting client is woken.
 --
 -- KEYS[1]  hold key       <prefix>{name}:hold     string, the owner id
 -- KEYS[2]  fence counter  <prefix>{name}:fence    integer, the token of the current hold
 -- KEYS[3]  waiter times   <prefix>{name}:waiters  zset of queued owners
--- ARGV[1]  channel to publish the release on
+-- KEYS[4]  queue          <prefix>{name}:queue    fair-queue owner ids (KEYS[4..6] optional: without them nobody is
+-- KEYS[5]  wait order     <prefix>{name}:wq       waiting client id -> time it started waiting     woken)
+-- KEYS[6]  wait deadlines <prefix>{name}:wd       waiting client id -> time it comes back by
+-- ARGV[1]  wake channel prefix: a client is woken on ARGV[1] .. <client id>
 -- ARGV[2]  publish command: PUBLISH or SPUBLISH, or '' to publish nothing (spin waiting)
+-- ARGV[3]  wake-up message: the name's tag <prefix>{name}
 --
 -- Returns {} when nobody held the lock; else the removed hold as {owner, remainingLeaseMillis, fencingToken, waiters}.
+-- #include wake-one.lua
 local holdKey, fenceKey, waitersKey = KEYS[1], KEYS[2], KEYS[3]
-local channel, publish = ARGV[1], ARGV[2]
+local wakePrefix, publish, payload = ARGV[1], ARGV[2], ARGV[3]
 
 local holder = redis.call('GET', holdKey)
 if not holder then
@@ -18,7 +23,7 @@ end
 local token = tonumber(redis.call('GET', fenceKey)) or 0
 local info = {holder, redis.call('PTTL', holdKey), token, redis.call('ZCARD', waitersKey)}
 redis.call('DEL', holdKey)
-if publish ~= '' then
-  redis.call(publish, channel, 'f')
+if KEYS[6] then
+  wakeOne(KEYS[4], waitersKey, KEYS[5], KEYS[6], wakePrefix, payload, publish, nil)
 end
 return info

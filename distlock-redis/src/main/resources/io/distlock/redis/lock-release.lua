@@ -1,19 +1,27 @@
--- lock-release.lua: end the owner's hold and tell waiters.
+-- lock-release.lua: end the owner's hold; give the lock to the next waiting client, or free it (see wake-one.lua).
 --
 -- KEYS[1]  hold key       <prefix>{name}:hold     string, the owner id
+-- KEYS[2]  queue          <prefix>{name}:queue    fair-queue owner ids, head first       (KEYS[2..5] optional: without
+-- KEYS[3]  waiter times   <prefix>{name}:waiters  fair-queue owner id -> deadline         them the hold is deleted and
+-- KEYS[4]  wait order     <prefix>{name}:wq       waiting-client entry -> time it started waiting (µs)   nobody told)
+-- KEYS[5]  wait deadlines <prefix>{name}:wd       waiting-client entry -> time it comes back by (ms)
 -- ARGV[1]  owner id
--- ARGV[2]  channel to publish the release on
+-- ARGV[2]  wake channel prefix: a client is woken on ARGV[2] .. <client id>
 -- ARGV[3]  publish command: PUBLISH or SPUBLISH, or '' to publish nothing (spin waiting)
+-- ARGV[4]  wake-up message: the name's tag <prefix>{name}
+-- ARGV[5]  claim time in milliseconds: how long the next waiting client has to take a lock given to it
 --
 -- Returns 1 when the owner held the lock and now does not; 0 when it did not hold it (nothing is changed).
+-- #include wake-one.lua
 local holdKey = KEYS[1]
-local owner, channel, publish = ARGV[1], ARGV[2], ARGV[3]
+local owner, wakePrefix, publish, payload = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 
 if redis.call('GET', holdKey) ~= owner then
   return 0
 end
-redis.call('DEL', holdKey)
-if publish ~= '' then
-  redis.call(publish, channel, 'r')
+if KEYS[5] then
+  grantNext(holdKey, KEYS[2], KEYS[3], KEYS[4], KEYS[5], wakePrefix, payload, publish, nil, nil, tonumber(ARGV[5]))
+else
+  redis.call('DEL', holdKey)
 end
 return 1

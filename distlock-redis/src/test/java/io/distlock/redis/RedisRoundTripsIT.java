@@ -140,7 +140,7 @@ class RedisRoundTripsIT {
             assertThat(calls.get("subscribe"))
                     .as("one subscription for all waiters of a client")
                     .isEqualTo(1L);
-            assertThat(redis.command("PUBSUB", "NUMSUB", "distlock:{rt-wait}:ch"))
+            assertThat(redis.command("PUBSUB", "NUMSUB", "distlock:wake:" + waiterClient.clientId()))
                     .endsWith("\n1");
             held.unlock();
             for (Thread t : waiters) {

@@ -371,7 +371,7 @@ class RedisScriptsIT {
 
     @Test
     void scriptSha_matchesServerDigest() {
-        assertThat(LuaScript.ALL).hasSize(8);
+        assertThat(LuaScript.ALL).hasSize(9);
         for (LuaScript s : LuaScript.ALL) {
             assertThat(sync.scriptLoad(s.source())).as(s.name()).isEqualTo(s.sha1());
         }
