@@ -96,6 +96,14 @@ class ZooKeeperHandOffIT {
         return new Client(store, curator);
     }
 
+    /** Subscribes, and waits for the snapshot that starts the mirror (it wakes the subscriber). */
+    private void subscribeAndWaitForTheMirror(Client client) {
+        java.util.concurrent.atomic.AtomicInteger wakeUps = new java.util.concurrent.atomic.AtomicInteger();
+        closeAfter.add(0, client.store().subscribe(key, wakeUps::incrementAndGet));
+        io.distlock.testkit.Eventually.within(
+                io.distlock.testkit.Timing.seconds(5), "woken by the snapshot", () -> wakeUps.get() >= 1);
+    }
+
     /** The entries of the lock in queue order, as "owner@czxid". */
     private List<String> queue() throws Exception {
         String lockPath = ZooKeeperTestServers.lockPath(key.name());
@@ -227,7 +235,7 @@ class ZooKeeperHandOffIT {
         Client x = client(true);
         Client y = client(true);
         if (subscribed) {
-            closeAfter.add(0, x.store().subscribe(key, () -> {})); // the mirror decides, not a read
+            subscribeAndWaitForTheMirror(x); // the mirror decides, not a read
         }
         long ta = acquired(x.store().tryAcquire(key, a, LEASE, false));
         assertThat(y.store().tryAcquire(key, c, LEASE, true)).isInstanceOf(Attempt.Busy.class);
@@ -320,7 +328,7 @@ class ZooKeeperHandOffIT {
         Client x = client(true);
         Client y = client(true);
         if (subscribed) {
-            closeAfter.add(0, x.store().subscribe(key, () -> {}));
+            subscribeAndWaitForTheMirror(x);
         }
         long ta = acquired(x.store().tryAcquire(key, a, LEASE, false));
         assertThat(x.store().tryAcquire(key, b, LEASE, true)).isInstanceOf(Attempt.Busy.class);
