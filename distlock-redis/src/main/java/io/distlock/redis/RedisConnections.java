@@ -13,8 +13,11 @@ import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisKeyCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -54,7 +57,12 @@ import org.slf4j.LoggerFactory;
  * registration of a channel subscribes on the server and returns only after the server confirmed it. A message that
  * no registration claims (the client stopped waiting) is handed to the store, which passes the wake-up on to another
  * waiting client. Messages are dispatched on Lettuce's I/O thread. When Lettuce re-subscribes after a reconnect, every
- * registered wake-up runs, because releases published while the connection was down were lost. When the command connection reconnects (standalone and
+ * registered wake-up runs, because releases published while the connection was down were lost.
+ *
+ * Sharded pub/sub (a Redis 7 Cluster): a shard channel is SSUBSCRIBEd on the pub/sub connection of the node that
+ * serves its slot (Lettuce 6.5's Cluster pub/sub connection would send SSUBSCRIBE to its default node); a MOVED answer
+ * refreshes the topology and tries again. When the slot moves, the old node unsubscribes us (SUNSUBSCRIBE): the channel
+ * is subscribed on the new node and every waiter re-checks. When the command connection reconnects (standalone and
  * Sentinel), the pub/sub connection is replaced: after a Sentinel failover the old one may still be attached to the
  * demoted master, which no longer sees releases.
  */
@@ -78,6 +86,12 @@ final class RedisConnections implements AutoCloseable {
     private final AtomicLong wakeUpsUnclaimed = new AtomicLong();
     private volatile Consumer<String> unclaimed = name -> {};
     private final @Nullable AbstractRedisClient listenedClient;
+    /** The Cluster client, for topology refreshes before re-subscribing sharded channels; null when standalone. */
+    private volatile @Nullable RedisClusterClient clusterClient;
+    /** Node pub/sub connections that carry our listener (sharded channels are subscribed on the slot's node). */
+    private final Set<StatefulRedisPubSubConnection<String, String>> listenedNodes =
+            java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+
     private final RedisConnectionStateListener reconnectListener = new RedisConnectionStateListener() {
         @Override
         public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress address) {
@@ -146,10 +160,32 @@ final class RedisConnections implements AutoCloseable {
             }
             throw e;
         }
-        return new RedisConnections(
+        RedisConnections connections = new RedisConnections(
                 owned ? client : null, null, c, c.async(), c.sync(), true, () -> client.connectPubSubAsync(
                                 StringCodec.UTF8)
                         .thenApply(ps -> ps));
+        connections.clusterClient = client;
+        return connections;
+    }
+
+    /**
+     * Whether the server has sharded pub/sub (Redis 7 or later: SSUBSCRIBE, SPUBLISH), from {@code INFO server} of the
+     * node the command connection asks.
+     */
+    boolean hasShardedPubSub() {
+        try {
+            String info = await(async.info("server"));
+            for (String line : info.split("\r?\n")) {
+                if (line.startsWith("redis_version:")) {
+                    String version = line.substring("redis_version:".length()).trim();
+                    int dot = version.indexOf('.');
+                    return Integer.parseInt(dot < 0 ? version : version.substring(0, dot)) >= 7;
+                }
+            }
+        } catch (RuntimeException e) {
+            log.debug("distlock: could not read the server version; classic pub/sub", e);
+        }
+        return false;
     }
 
     boolean isCluster() {
@@ -259,8 +295,9 @@ final class RedisConnections implements AutoCloseable {
      *
      * @param keep the channel stays subscribed after its last registration closed: the client's own channel, shared
      *     by every name, subscribed once
+     * @param sharded a shard channel (SSUBSCRIBE), subscribed on the Cluster node that serves its slot
      */
-    Subscription subscribe(String channel, boolean keep, String name, Runnable wakeUp) {
+    Subscription subscribe(String channel, boolean keep, boolean sharded, String name, Runnable wakeUp) {
         Registration registration;
         subscribeLock.lock();
         try {
@@ -268,10 +305,14 @@ final class RedisConnections implements AutoCloseable {
                 throw new IllegalStateException("the Redis connections are closed");
             }
             StatefulRedisPubSubConnection<String, String> ps = pubSub();
-            Channel ch = channels.computeIfAbsent(channel, c -> new Channel(c, keep));
+            Channel ch = channels.computeIfAbsent(channel, c -> new Channel(c, keep, sharded));
             if (!ch.confirmed) {
                 try {
-                    await(ps.async().subscribe(channel));
+                    if (sharded) {
+                        ssubscribe(ps, ch);
+                    } else {
+                        await(ps.async().subscribe(channel));
+                    }
                 } catch (RuntimeException e) {
                     if (ch.users == 0) {
                         channels.remove(channel, ch);
@@ -305,6 +346,14 @@ final class RedisConnections implements AutoCloseable {
                 return;
             }
             channels.remove(ch.name, ch);
+            StatefulRedisPubSubConnection<String, String> node = ch.node;
+            if (ch.sharded && node != null && !closed) {
+                node.async().sunsubscribe(ch.name).exceptionally(e -> {
+                    log.debug("distlock: unsubscribing from {} failed", ch.name, e);
+                    return null;
+                });
+                return;
+            }
             StatefulRedisPubSubConnection<String, String> ps = pubSub;
             if (ps != null && !closed) {
                 // not awaited: commands on one connection stay in order, so a later subscribe is not overtaken
@@ -360,23 +409,117 @@ final class RedisConnections implements AutoCloseable {
         if (ps == null) {
             // connected asynchronously and awaited uninterruptibly: an interrupted waiter must not break the client
             ps = await(pubSubFactory.get());
-            ps.addListener(new RedisPubSubAdapter<String, String>() {
-                @Override
-                public void message(String channel, String message) {
-                    dispatch(message);
-                }
-
-                @Override
-                public void subscribed(String channel, long count) {
-                    Channel ch = channels.get(channel);
-                    if (ch != null && ch.subscribedEvents.incrementAndGet() > 1) {
-                        dispatchAll(); // a re-subscription after a reconnect: releases may have been missed
-                    }
-                }
-            });
+            ps.addListener(listener);
             pubSub = ps;
         }
         return ps;
+    }
+
+    private final RedisPubSubAdapter<String, String> listener = new RedisPubSubAdapter<String, String>() {
+        @Override
+        public void message(String channel, String message) {
+            dispatch(message);
+        }
+
+        @Override
+        public void smessage(String channel, String message) {
+            dispatch(message);
+        }
+
+        @Override
+        public void subscribed(String channel, long count) {
+            resubscribed(channel);
+        }
+
+        @Override
+        public void ssubscribed(String channel, long count) {
+            resubscribed(channel);
+        }
+
+        @Override
+        public void sunsubscribed(String channel, long count) {
+            Channel ch = channels.get(channel);
+            if (ch != null && ch.sharded && !closed) {
+                // not ours (we never unsubscribe a kept channel): the slot moved to another node, which must be told
+                CompletableFuture.runAsync(() -> moveShardChannel(ch));
+            }
+        }
+    };
+
+    private void resubscribed(String channel) {
+        Channel ch = channels.get(channel);
+        if (ch != null && ch.subscribedEvents.incrementAndGet() > 1) {
+            dispatchAll(); // a re-subscription after a reconnect: releases may have been missed
+        }
+    }
+
+    /**
+     * SSUBSCRIBE on the node that serves the channel's slot (Lettuce 6.5's Cluster pub/sub connection would send it to
+     * its default node). A MOVED answer (stale topology) refreshes the topology and tries once more. Caller holds
+     * subscribeLock.
+     */
+    private void ssubscribe(StatefulRedisPubSubConnection<String, String> ps, Channel ch) {
+        if (!(ps instanceof StatefulRedisClusterPubSubConnection<String, String> cluster)) {
+            await(ps.async().ssubscribe(ch.name));
+            return;
+        }
+        for (int attempt = 1; ; attempt++) {
+            RedisClusterNode owner = cluster.getPartitions().getPartitionBySlot(SlotHash.getSlot(ch.name));
+            try {
+                if (owner == null) {
+                    throw new IllegalStateException("no Cluster node serves the slot of " + ch.name);
+                }
+                StatefulRedisPubSubConnection<String, String> node =
+                        await(cluster.getConnectionAsync(owner.getNodeId()));
+                if (listenedNodes.add(node)) {
+                    node.addListener(listener);
+                }
+                StatefulRedisPubSubConnection<String, String> previous = ch.node;
+                ch.node = node;
+                await(node.async().ssubscribe(ch.name));
+                if (previous != null && previous != node) {
+                    previous.async().sunsubscribe(ch.name); // best effort: the old node may still hold it
+                }
+                return;
+            } catch (RuntimeException e) {
+                if (attempt >= 3) {
+                    throw e;
+                }
+                refreshTopology();
+            }
+        }
+    }
+
+    private void refreshTopology() {
+        RedisClusterClient client = clusterClient;
+        if (client != null) {
+            try {
+                client.refreshPartitions();
+            } catch (RuntimeException e) {
+                log.debug("distlock: refreshing the Cluster topology failed", e);
+            }
+        }
+    }
+
+    /** A shard channel's slot moved (the server unsubscribed us): subscribe on the new node, then wake everyone. */
+    private void moveShardChannel(Channel ch) {
+        subscribeLock.lock();
+        try {
+            StatefulRedisPubSubConnection<String, String> ps = pubSub;
+            if (closed || ps == null || channels.get(ch.name) != ch) {
+                return;
+            }
+            refreshTopology();
+            ssubscribe(ps, ch);
+        } catch (RuntimeException e) {
+            log.warn(
+                    "distlock: could not move {} to the node that serves its slot now; waiters poll at lease ends",
+                    ch.name,
+                    e);
+        } finally {
+            subscribeLock.unlock();
+        }
+        dispatchAll();
     }
 
     /** A wake-up for {@code name}: runs its registrations, or passes it on when there are none. */
@@ -436,14 +579,19 @@ final class RedisConnections implements AutoCloseable {
     private static final class Channel {
         final String name;
         final boolean keep;
+        final boolean sharded;
         int users;
         boolean confirmed;
+        /** The node connection a shard channel is subscribed on. */
+        @Nullable
+        StatefulRedisPubSubConnection<String, String> node;
         /** Subscribe confirmations seen; the first answers our SUBSCRIBE, later ones are re-subscriptions. */
         final AtomicInteger subscribedEvents = new AtomicInteger();
 
-        Channel(String name, boolean keep) {
+        Channel(String name, boolean keep, boolean sharded) {
             this.name = name;
             this.keep = keep;
+            this.sharded = sharded;
         }
     }
 

@@ -342,7 +342,7 @@ public final class RedisLockClient implements LockClient {
                     config.clientId(),
                     waiterTimeout,
                     waitStrategy == WaitStrategy.SPIN,
-                    false,
+                    cluster && waitStrategy != WaitStrategy.SPIN && connections.hasShardedPubSub(),
                     minReplicas,
                     replicaTimeout);
             store.checkServer();

@@ -248,9 +248,43 @@ final class RedisLockStore implements LockStore {
         };
     }
 
-    /** A client is woken for {@code tag} on this prefix followed by its client id. */
+    /**
+     * A client is woken for {@code tag} on this prefix followed by its client id. Sharded: the prefix carries a hash
+     * tag of the name's slot, so the channel is in the slot of the script that publishes on it (SPUBLISH in a script
+     * must stay in its slot), and a client needs one channel per slot it waits in.
+     */
     private String wakePrefix(String tag) {
-        return sharded ? KeyLayout.key(tag, KeyLayout.CHANNEL) + ":" : layout.prefix() + "wake:";
+        return sharded
+                ? layout.prefix() + "wake:{" + SlotTags.of(SlotHash.getSlot(tag)) + "}:"
+                : layout.prefix() + "wake:";
+    }
+
+    /** This client's wake channel for a name's tag; for tests too. */
+    String wakeChannel(String tag) {
+        return wakePrefix(tag) + clientId;
+    }
+
+    /** For each Cluster slot a short string that hashes to it, computed once on first use. */
+    private static final class SlotTags {
+        private static final String[] TAGS = compute();
+
+        static String of(int slot) {
+            return TAGS[slot];
+        }
+
+        private static String[] compute() {
+            String[] tags = new String[SlotHash.SLOT_COUNT];
+            int left = tags.length;
+            for (int i = 0; left > 0; i++) {
+                String candidate = Integer.toString(i, 36);
+                int slot = SlotHash.getSlot(candidate);
+                if (tags[slot] == null) {
+                    tags[slot] = candidate;
+                    left--;
+                }
+            }
+            return tags;
+        }
     }
 
     /**
@@ -406,10 +440,8 @@ final class RedisLockStore implements LockStore {
             return Subscription.none();
         }
         String tag = layout.tag(key.name());
-        // one channel per client, subscribed once and kept; sharded: one per name and client, in the name's slot
-        Subscription inner = sharded
-                ? redis.subscribe(wakePrefix(tag) + clientId, false, tag, wakeUp)
-                : redis.subscribe(wakePrefix(tag) + clientId, true, tag, wakeUp);
+        // one channel per client, subscribed once and kept; sharded: one per slot and client, kept
+        Subscription inner = redis.subscribe(wakeChannel(tag), true, sharded, tag, wakeUp);
         String entry = clientId + ":w" + waits.incrementAndGet();
         entries.put(tag, entry);
         return () -> {

@@ -10,6 +10,7 @@ import io.distlock.testkit.server.RedisCluster;
 import io.distlock.testkit.server.RedisServer;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
 import java.time.Duration;
@@ -17,6 +18,8 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -114,6 +117,139 @@ class RedisClusterIT implements AllLockContracts {
         for (LockHold h : holds) {
             assertThat(h.isValid()).isTrue();
             h.release();
+        }
+    }
+
+    /**
+     * Wake-ups by sharded pub/sub (Redis 7): the waiting client's channel is in the lock's slot, SSUBSCRIBEd on the
+     * node that serves it, and no classic channel exists anywhere; the release reaches the waiter through it at once
+     * (its own retry would come only at the end of the holder's 30 s lease).
+     */
+    @Test
+    void wakeUps_useShardedPubSub_onTheNodeOfTheLocksSlot() throws Exception {
+        String name = "sharded-wake";
+        RedisLockClient waiterClient = (RedisLockClient) newClient();
+        DistributedLock held = newClient().lock(name);
+        held.lock();
+        CountDownLatch acquired = new CountDownLatch(1);
+        Thread waiter = new Thread(() -> {
+            DistributedLock lock = waiterClient.lock(name);
+            try {
+                if (lock.tryLock(30, TimeUnit.SECONDS)) {
+                    acquired.countDown();
+                    lock.unlock();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        waiter.start();
+        try {
+            String tag = layout.tag(name);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (sync().zcard(KeyLayout.key(tag, KeyLayout.WAKE_ORDER)) < 1) {
+                assertThat(System.nanoTime()).as("the waiter registered").isLessThan(deadline);
+                Thread.sleep(10);
+            }
+            String channel = waiterClient.store().wakeChannel(tag);
+            int slot = SlotHash.getSlot(channel);
+            assertThat(slot).as("the channel is in the lock's slot").isEqualTo(SlotHash.getSlot(tag));
+            int port = lettuce.getPartitions().getPartitionBySlot(slot).getUri().getPort();
+            assertThat(RedisServer.command(port, "PUBSUB", "SHARDNUMSUB", channel))
+                    .as("SSUBSCRIBEd on the node of slot %d (port %d)", slot, port)
+                    .isEqualTo(channel + "\n1");
+            for (int p : cluster.ports()) {
+                assertThat(RedisServer.command(p, "PUBSUB", "CHANNELS"))
+                        .as("classic channels on %d", p)
+                        .isEmpty();
+            }
+            held.unlock();
+            assertThat(acquired.await(5, TimeUnit.SECONDS))
+                    .as("woken by SPUBLISH")
+                    .isTrue();
+        } finally {
+            waiter.join(10_000);
+        }
+    }
+
+    /**
+     * The lock's slot moves to another master while a client waits: the old master unsubscribes the client's shard
+     * channel (SUNSUBSCRIBE), the client subscribes it on the new master, and the release there still wakes it.
+     */
+    @Test
+    void slotMovesWhileWaiting_shardChannelFollows_releaseStillWakes() throws Exception {
+        String name = "sharded-move";
+        RedisLockClient waiterClient = (RedisLockClient) newClient();
+        DistributedLock held = newClient().lock(name);
+        held.lock();
+        CountDownLatch acquired = new CountDownLatch(1);
+        Thread waiter = new Thread(() -> {
+            DistributedLock lock = waiterClient.lock(name);
+            try {
+                if (lock.tryLock(30, TimeUnit.SECONDS)) {
+                    acquired.countDown();
+                    lock.unlock();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        waiter.start();
+        try {
+            String tag = layout.tag(name);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (sync().zcard(KeyLayout.key(tag, KeyLayout.WAKE_ORDER)) < 1) {
+                assertThat(System.nanoTime()).as("the waiter registered").isLessThan(deadline);
+                Thread.sleep(10);
+            }
+            String channel = waiterClient.store().wakeChannel(tag);
+            int slot = SlotHash.getSlot(tag);
+            int from = lettuce.getPartitions().getPartitionBySlot(slot).getUri().getPort();
+            int to = cluster.ports().stream().filter(p -> p != from).findFirst().orElseThrow();
+            moveSlot(slot, from, to);
+            while (!RedisServer.command(to, "PUBSUB", "SHARDNUMSUB", channel).equals(channel + "\n1")) {
+                assertThat(System.nanoTime())
+                        .as("subscribed again on the new master")
+                        .isLessThan(deadline);
+                Thread.sleep(20);
+            }
+            assertThat(RedisServer.command(from, "PUBSUB", "SHARDNUMSUB", channel))
+                    .isEqualTo(channel + "\n0");
+            held.unlock();
+            assertThat(acquired.await(5, TimeUnit.SECONDS))
+                    .as("woken by SPUBLISH on the new master")
+                    .isTrue();
+        } finally {
+            waiter.join(10_000);
+        }
+    }
+
+    /** Moves one slot and its keys from one master to another (CLUSTER SETSLOT IMPORTING/MIGRATING, MIGRATE, NODE). */
+    private static void moveSlot(int slot, int from, int to) {
+        String fromId = RedisServer.command(from, "CLUSTER", "MYID");
+        String toId = RedisServer.command(to, "CLUSTER", "MYID");
+        String s = Integer.toString(slot);
+        assertThat(RedisServer.command(to, "CLUSTER", "SETSLOT", s, "IMPORTING", fromId))
+                .isEqualTo("OK");
+        assertThat(RedisServer.command(from, "CLUSTER", "SETSLOT", s, "MIGRATING", toId))
+                .isEqualTo("OK");
+        String keys = RedisServer.command(from, "CLUSTER", "GETKEYSINSLOT", s, "100");
+        if (!keys.isEmpty()) {
+            List<String> migrate =
+                    new ArrayList<>(List.of("MIGRATE", "127.0.0.1", Integer.toString(to), "", "0", "5000", "KEYS"));
+            migrate.addAll(List.of(keys.split("\n")));
+            assertThat(RedisServer.command(from, migrate.toArray(String[]::new)))
+                    .isEqualTo("OK");
+        }
+        for (int p : List.of(to, from)) {
+            assertThat(RedisServer.command(p, "CLUSTER", "SETSLOT", s, "NODE", toId))
+                    .isEqualTo("OK");
+        }
+        for (int p : cluster.ports()) {
+            if (p != to && p != from) {
+                assertThat(RedisServer.command(p, "CLUSTER", "SETSLOT", s, "NODE", toId))
+                        .isEqualTo("OK");
+            }
         }
     }
 
