@@ -48,6 +48,11 @@ import org.slf4j.LoggerFactory;
  * over in one round trip with a fresh fencing token (LockStore.handOff), at most handOffLimit times in a row so other
  * clients get their turn.
  *
+ * Waiting, non-fair on a store whose queue is the order (queuesEveryWaiter and handsOff: ZooKeeper, etcd). As above,
+ * but the first local waiter's attempts queue in the store (it keeps the client's place there and gives it back if it
+ * gives up), and a hand-off never passes another client's queued waiter: the store answers "queued" instead and the
+ * local waiter waits in the queue. Since the store keeps the order between clients, hand-offs have no streak limit.
+ *
  * Waiting, queued (fair locks, and stores whose holds are queue positions). Every waiter joins the store's queue with
  * its own owner id and is granted in the store's order; every wake-up wakes all local queued waiters, each of which
  * re-checks its position. A waiter that gives up abandons its queue entry in the store.
@@ -643,7 +648,9 @@ public final class LockEngine implements LockClient {
         Waiter next = null;
         s.mutex.lock();
         try {
-            if (traits.handsOff() && s.handOffStreak < config.handOffLimit() && s.holder == h) {
+            // a store whose queue is the order answers "queued" when another client waits: no streak limit needed
+            boolean streakAllowed = traits.queuesEveryWaiter() || s.handOffStreak < config.handOffLimit();
+            if (traits.handsOff() && streakAllowed && s.holder == h) {
                 next = s.firstLocal();
                 if (next != null && next.attempting) {
                     next = null; // its own attempt may already be granted; release through the store instead

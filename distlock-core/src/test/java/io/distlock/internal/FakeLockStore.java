@@ -39,6 +39,8 @@ final class FakeLockStore implements LockStore {
     volatile @Nullable Runnable duringRenew;
     Duration busyRetry = Duration.ofSeconds(30);
     boolean handsOff = true;
+    /** Reports queuesEveryWaiter (its queue is the order), though like the rest of this store it keeps no queue. */
+    boolean queuesEveryWaiter;
 
     private void maybeFail() {
         RuntimeException f = failure;
@@ -187,7 +189,7 @@ final class FakeLockStore implements LockStore {
 
     @Override
     public Traits traits() {
-        return new Traits(false, true, handsOff);
+        return new Traits(queuesEveryWaiter, true, handsOff);
     }
 
     @Override

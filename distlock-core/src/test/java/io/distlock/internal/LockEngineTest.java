@@ -93,6 +93,47 @@ class LockEngineTest {
         assertThat(second[0]).isGreaterThan(first);
     }
 
+    @Test
+    void handOffs_inARow_areLimited_unlessTheStoresQueueIsTheOrder() throws Exception {
+        // limit 2: two hand-offs, a release through the store (the next waiter acquires there), two more
+        assertThat(handOffChain(false)).as("hand-offs of 5 with a limit of 2").isEqualTo(4);
+        assertThat(handOffChain(true))
+                .as("hand-offs of 5 on a queue-ordered store")
+                .isEqualTo(5);
+    }
+
+    /** Five threads of one client wait behind a holder; returns how many of the six releases handed off. */
+    private int handOffChain(boolean queueOrdered) throws Exception {
+        FakeLockStore own = new FakeLockStore();
+        own.queuesEveryWaiter = queueOrdered;
+        LockEngine e = LockEngine.create(own, EngineConfig.defaults().withHandOffLimit(2));
+        engines.add(e);
+        DistributedLock lock = e.lock("chain");
+        lock.lock();
+        List<Thread> waiters = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            Thread t = new Thread(() -> {
+                lock.lock();
+                lock.unlock();
+            });
+            t.start();
+            waiters.add(t);
+        }
+        for (Thread t : waiters) {
+            while (t.getState() != Thread.State.WAITING && t.getState() != Thread.State.TIMED_WAITING) {
+                Thread.sleep(5);
+            }
+        }
+        Thread.sleep(50); // every waiter has made its attempt and parked
+        lock.unlock();
+        for (Thread t : waiters) {
+            t.join(5000);
+            assertThat(t.isAlive()).isFalse();
+        }
+        assertThat(own.holders).isEmpty();
+        return own.handOffCalls.get();
+    }
+
     /** Found by the benchmark: a hand-off to a waiter whose own attempt was in flight made the store grant twice. */
     @Test
     void release_neverHandsOffToAWaiterWhoseAttemptIsInFlight() throws Exception {
