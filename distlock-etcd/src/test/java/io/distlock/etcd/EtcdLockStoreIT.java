@@ -344,6 +344,37 @@ class EtcdLockStoreIT {
         assertThat(fixture.keysOf(key.name())).isEmpty();
     }
 
+    @Test
+    void uncontendedAcquireAndRelease_oneTransactionAndOnePlainDelete() {
+        EtcdLockStore s = store();
+        LockKey key = name();
+        var warm = token(s.tryAcquire(key, owner("c:t0"), LEASE, false)); // the shared lease, granted once
+        assertThat(s.release(key, owner("c:t0"))).isTrue();
+        String endpoint = etcd.endpoints().split(",")[0];
+        long txns = EtcdFixture.handled(endpoint, "Txn");
+        long deletes = EtcdFixture.handled(endpoint, "DeleteRange");
+        long requests = unaryRequests();
+        var unused = token(s.tryAcquire(key, owner("c:t1"), LEASE, false));
+        assertThat(s.release(key, owner("c:t1"))).isTrue();
+        assertThat(EtcdFixture.handled(endpoint, "Txn") - txns).isEqualTo(1);
+        assertThat(EtcdFixture.handled(endpoint, "DeleteRange") - deletes).isEqualTo(1);
+        assertThat(unaryRequests() - requests).isEqualTo(2);
+        assertThat(fixture.keysOf(key.name())).isEmpty();
+    }
+
+    @Test
+    void release_keyOfTheOwnerRecreatedBehindItsBack_returnsFalse() throws Exception {
+        EtcdLockStore s = store();
+        LockKey key = name();
+        var unused = token(s.tryAcquire(key, owner("c:t1"), LEASE, false));
+        KeyValue hold = fixture.keysOf(key.name()).get(0);
+        fixture.client().getKVClient().delete(hold.getKey()).get(5, TimeUnit.SECONDS);
+        fixture.client().getKVClient().put(hold.getKey(), hold.getValue()).get(5, TimeUnit.SECONDS);
+        assertThat(s.release(key, owner("c:t1")))
+                .as("not the hold it was granted")
+                .isFalse();
+    }
+
     // ---------------------------------------------------------------- jetcd #291: no late grant to nobody
 
     @Test
