@@ -11,11 +11,11 @@
 --          the waiting clients (so that a release gives the lock to that client, see wake-one.lua), a grant removes
 --          it; a hold that is this entry (given to the client by a release) is taken over
 --
--- Returns {1, fencingToken} when acquired; {0, remainingLeaseMillis} when busy. A hold of the same owner counts as
--- busy, like anybody's: the client counts re-entry itself, and an attempt that arrives after a hand-off already gave
--- this owner the lock must not grant it a second time with another token. Without ARGV[3] a failed attempt leaves
--- nothing behind; with it, it leaves the client's registration, which expires by itself at most 2 s after the
--- returned lease end.
+-- Returns {1, fencingToken} when acquired; {0, retryWithinMillis} when busy: the hold's remaining lease, with ARGV[3]
+-- at most 5000. A hold of the same owner counts as busy, like anybody's: the client counts re-entry itself, and an
+-- attempt that arrives after a hand-off already gave this owner the lock must not grant it a second time with another
+-- token. Without ARGV[3] a failed attempt leaves nothing behind; with it, it leaves the client's registration, which
+-- expires by itself at most 2 s after the returned time.
 local holdKey, fenceKey, orderKey, deadlineKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local owner, leaseMillis, entry = ARGV[1], ARGV[2], ARGV[3]
 
@@ -34,6 +34,9 @@ if ttl < 0 then
 end
 ttl = math.max(ttl, 1)
 if entry then
+  -- a waiting client comes back by itself at least every 5 s: a wake-up lost with a client that died while waiting
+  -- (or a lost message) then costs the other waiters at most that, not the rest of a long lease
+  ttl = math.min(ttl, 5000)
   local time = redis.call('TIME')
   local keep = ttl + 2000 -- the client comes back by itself within ttl; this much slack for its way back
   redis.call('ZADD', orderKey, 'NX', tonumber(time[1]) * 1000000 + tonumber(time[2]), entry)

@@ -19,7 +19,8 @@ local owner, wakePrefix, publish, payload = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 if redis.call('GET', holdKey) ~= owner then
   return 0
 end
-if KEYS[5] then
+-- an uncontended release (nobody waiting, no fair queue) runs GET, ZCARD, LLEN, DEL only
+if KEYS[5] and (redis.call('ZCARD', KEYS[4]) > 0 or redis.call('LLEN', KEYS[2]) > 0) then
   grantNext(holdKey, KEYS[2], KEYS[3], KEYS[4], KEYS[5], wakePrefix, payload, publish, nil, nil, tonumber(ARGV[5]))
 else
   redis.call('DEL', holdKey)

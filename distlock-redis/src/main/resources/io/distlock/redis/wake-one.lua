@@ -31,14 +31,16 @@ end
 -- The next waiter other than the client skip: 'head', client for a live fair-queue head; 'entry', client, entry for the
 -- oldest live waiting-client entry; false when there is none. Entries of skip are passed over, not removed (it may be
 -- waiting again by now), except those numbered up to skipEnded: waits of skip that ended.
-local function nextWaiter(queueKey, waitersKey, orderKey, deadlineKey, skip, skipEnded, now)
+local function nextWaiter(queueKey, waitersKey, orderKey, deadlineKey, skip, skipEnded)
+  local now = nil
   if queueKey then
     local head = redis.call('LINDEX', queueKey, 0)
     if head then
+      now = nowMillis()
       local client = clientOf(head)
       local deadline = tonumber(redis.call('ZSCORE', waitersKey, head))
       if client and client ~= skip and deadline and deadline >= now then
-        return 'head', client
+        return 'head', client, nil, now
       end
     end
   end
@@ -53,9 +55,10 @@ local function nextWaiter(queueKey, waitersKey, orderKey, deadlineKey, skip, ski
     if client == skip and not (skipEnded and n and n <= skipEnded) then
       index = index + 1
     elseif client ~= skip then
+      now = now or nowMillis()
       local deadline = tonumber(redis.call('ZSCORE', deadlineKey, first))
       if client and deadline and deadline >= now then
-        return 'entry', client, first
+        return 'entry', client, first, now
       end
       redis.call('ZREM', orderKey, first)
       redis.call('ZREM', deadlineKey, first)
@@ -73,8 +76,7 @@ local function wakeOne(queueKey, waitersKey, orderKey, deadlineKey, wakePrefix, 
   if publish == '' then
     return false
   end
-  local now = nowMillis()
-  local kind, client, entry = nextWaiter(queueKey, waitersKey, orderKey, deadlineKey, skip, skipEnded, now)
+  local kind, client, entry, now = nextWaiter(queueKey, waitersKey, orderKey, deadlineKey, skip, skipEnded)
   if not kind then
     return false
   end
@@ -93,8 +95,7 @@ local function grantNext(holdKey, queueKey, waitersKey, orderKey, deadlineKey, w
     redis.call('DEL', holdKey)
     return false
   end
-  local now = nowMillis()
-  local kind, client, entry = nextWaiter(queueKey, waitersKey, orderKey, deadlineKey, skip, skipEnded, now)
+  local kind, client, entry, now = nextWaiter(queueKey, waitersKey, orderKey, deadlineKey, skip, skipEnded)
   if kind == 'entry' then
     redis.call('SET', holdKey, entry, 'PX', claimMillis)
     redis.call('ZADD', deadlineKey, 'XX', now + claimMillis, entry)

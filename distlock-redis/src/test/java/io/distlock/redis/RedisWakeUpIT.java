@@ -158,6 +158,53 @@ class RedisWakeUpIT {
     }
 
     /**
+     * A client died while it waited (its entry stays, nobody passes on): the release gives the lock to it, the claim
+     * runs out unclaimed, and the live waiter B still gets the lock within its capped retry (5 s), not at the end of
+     * the 30 s lease it saw.
+     */
+    @Test
+    void lockGivenToClientThatDied_otherWaiterComesBackWithinFiveSeconds() throws Exception {
+        String name = "wake-dead";
+        try (RedisLockClient holderClient = RedisLockClient.create(redis.uri());
+                RedisLockClient b = RedisLockClient.create(redis.uri())) {
+            DistributedLock held = holderClient.lock(name);
+            held.lock();
+            CountDownLatch bAcquired = new CountDownLatch(1);
+            Thread waiterB = new Thread(() -> {
+                DistributedLock lock = b.lock(name);
+                try {
+                    if (lock.tryLock(60, TimeUnit.SECONDS)) {
+                        bAcquired.countDown();
+                        lock.unlock();
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            waiterB.start();
+            try {
+                awaitWaitingClients(name, 1);
+                String deadlines = KeyLayout.key(layout.tag(name), KeyLayout.WAKE_DEADLINES);
+                long now = Long.parseLong(sync.time().get(0)) * 1000;
+                String dead = "gone-client:w1";
+                sync.zadd(orderKey(name), 1, dead);
+                sync.zadd(deadlines, now + 60_000, dead);
+                long start = System.nanoTime();
+                held.unlock();
+                assertThat(sync.get(RedisKeys.holdKey(layout, name)))
+                        .as("given to the dead client")
+                        .isEqualTo(dead);
+                assertThat(bAcquired.await(10, TimeUnit.SECONDS)).isTrue();
+                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))
+                        .as("B came back by itself")
+                        .isLessThan(7_000);
+            } finally {
+                waiterB.join(10_000);
+            }
+        }
+    }
+
+    /**
      * Client A's wait ended but its entry among the waiting clients stayed (as when its leaving was lost on the way):
      * the release gives the lock to A, and A, which no longer waits, passes it on to B at once. Without passing on, B
      * would wait for the claim to run out and then for its own retry at the end of the holder's 30 s lease.
