@@ -9,7 +9,7 @@
 -- ARGV[2]  lease in milliseconds                                                                       client waits)
 -- ARGV[3]  entry '<clientId>:w<n>' of the owner's client, which waits for the lock: a busy attempt registers it among
 --          the waiting clients (so that a release gives the lock to that client, see wake-one.lua), a grant removes
---          it; a hold that is this entry (given to the client by a release) is taken over
+--          it; a hold that is an entry of this client (given to the client by a release) is taken over
 --
 -- Returns {1, fencingToken} when acquired; {0, retryWithinMillis} when busy: the hold's remaining lease, with ARGV[3]
 -- at most 5000. A hold of the same owner counts as busy, like anybody's: the client counts re-entry itself, and an
@@ -19,14 +19,27 @@
 local holdKey, fenceKey, orderKey, deadlineKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local owner, leaseMillis, entry = ARGV[1], ARGV[2], ARGV[3]
 
--- free, or given to this waiting client by a release (the hold is the entry: see wake-one.lua)
-if redis.call('SET', holdKey, owner, 'NX', 'PX', leaseMillis)
-    or (entry and redis.call('GET', holdKey) == entry and redis.call('SET', holdKey, owner, 'PX', leaseMillis)) then
+-- free, or given to this waiting client by a release: the hold is an entry of this client (see wake-one.lua), this
+-- wait's or an earlier one's, which any waiting owner of the client may take
+local function givenToUs()
+  local hold = redis.call('GET', holdKey)
+  return hold and string.match(hold, '^([^:]+):w%d+$') == string.match(entry, '^[^:]+'), hold
+end
+if redis.call('SET', holdKey, owner, 'NX', 'PX', leaseMillis) then
   if entry then
     redis.call('ZREM', orderKey, entry)
     redis.call('ZREM', deadlineKey, entry)
   end
   return {1, redis.call('INCR', fenceKey)}
+end
+if entry then
+  local ours, given = givenToUs()
+  if ours then
+    redis.call('SET', holdKey, owner, 'PX', leaseMillis)
+    redis.call('ZREM', orderKey, entry, given)
+    redis.call('ZREM', deadlineKey, entry, given)
+    return {1, redis.call('INCR', fenceKey)}
+  end
 end
 local ttl = redis.call('PTTL', holdKey)
 if ttl < 0 then

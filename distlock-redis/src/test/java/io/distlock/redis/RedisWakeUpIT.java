@@ -158,6 +158,51 @@ class RedisWakeUpIT {
     }
 
     /**
+     * The lock is given to an earlier wait of client A (whose entry stayed) while A waits again with a new entry: A's
+     * new wait takes it at once instead of waiting for the claim to run out.
+     */
+    @Test
+    void lockGivenToEarlierWaitOfSameClient_takenByItsNewWait() throws Exception {
+        String name = "wake-earlier";
+        try (RedisLockClient holderClient = RedisLockClient.create(redis.uri());
+                RedisLockClient a = RedisLockClient.create(redis.uri())) {
+            DistributedLock held = holderClient.lock(name);
+            held.lock();
+            assertThat(a.lock(name).tryLock(200, TimeUnit.MILLISECONDS)).isFalse(); // wait 1 ended, it left
+            CountDownLatch aAcquired = new CountDownLatch(1);
+            Thread waiterA = new Thread(() -> {
+                DistributedLock lock = a.lock(name);
+                try {
+                    if (lock.tryLock(60, TimeUnit.SECONDS)) {
+                        aAcquired.countDown();
+                        lock.unlock();
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            waiterA.start();
+            try {
+                awaitWaitingClients(name, 1); // wait 2
+                String deadlines = KeyLayout.key(layout.tag(name), KeyLayout.WAKE_DEADLINES);
+                long now = Long.parseLong(sync.time().get(0)) * 1000;
+                String earlier = a.clientId() + ":w1";
+                sync.zadd(orderKey(name), 1, earlier);
+                sync.zadd(deadlines, now + 60_000, earlier);
+                long start = System.nanoTime();
+                held.unlock();
+                assertThat(aAcquired.await(5, TimeUnit.SECONDS)).isTrue();
+                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))
+                        .as("taken before the claim of %s ran out", RedisLockStore.CLAIM)
+                        .isLessThan(RedisLockStore.CLAIM.toMillis() - 100);
+            } finally {
+                waiterA.join(10_000);
+            }
+            assertThat(RedisKeys.residue(sync, layout, name)).isEmpty();
+        }
+    }
+
+    /**
      * A client died while it waited (its entry stays, nobody passes on): the release gives the lock to it, the claim
      * runs out unclaimed, and the live waiter B still gets the lock within its capped retry (5 s), not at the end of
      * the 30 s lease it saw.
