@@ -634,8 +634,9 @@ class EtcdLockStoreIT {
         });
         t.setDaemon(true);
         t.start();
+        // its first, non-queued try writes a key and deletes it again: wait until it waits with its queued key
         Eventually.within(
-                Timing.seconds(3), "waiter queued", () -> fixture.keysOf(name).size() == 2);
+                Timing.seconds(3), "waiter queued", () -> fixture.keysOf(name).size() == 2 && parkedInTheEngine(t));
         etcd.restart(); // the data (keys, leases) survives; every watch stream breaks
         Timing.sleep(Duration.ofSeconds(1));
         holder.unlock();
@@ -645,6 +646,16 @@ class EtcdLockStoreIT {
         t.join(Timing.seconds(3).toMillis());
         Eventually.within(
                 Timing.seconds(3), "nothing left", () -> fixture.keysOf(name).isEmpty());
+    }
+
+    /** Whether {@code t} waits in the engine, not in a store call. */
+    private static boolean parkedInTheEngine(Thread t) {
+        StackTraceElement[] stack = t.getStackTrace();
+        String store = EtcdLockStore.class.getName();
+        return Arrays.stream(stack)
+                        .noneMatch(f -> f.getClassName().equals(store)
+                                || f.getClassName().startsWith(store + "$"))
+                && Arrays.stream(stack).anyMatch(f -> f.getMethodName().equals("parkNanos"));
     }
 
     // ---------------------------------------------------------------- operators
