@@ -40,16 +40,20 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>Each owner that holds or waits for a lock writes its own key {@code <namespace><encoded name>/<owner>}, bound to
- * an etcd lease; the key with the lowest create revision holds the lock, the others wait in create-revision order
- * (every lock is FIFO, {@link #fairLock} and {@link #lock} alike). Holds renewed by the watchdog share one lease per
+ * an etcd lease; the key with the lowest create revision holds the lock, the others wait in create-revision order,
+ * so between clients every lock is first come, first served. A {@link #fairLock} queues every waiting thread there; a
+ * {@link #lock} queues only the first waiting thread of each client, lines the client's other threads up behind it, and
+ * hands the lock from a releasing thread to the next local one in one transaction when no other client's key is older
+ * (otherwise the local thread waits in etcd's queue, behind them). Holds renewed by the watchdog share one lease per
  * client, kept alive by the client's watchdog with one keep-alive per tick; a hold with a fixed lease gets a lease of
  * its own, so it ends by itself even if the client dies.
  *
  * <h2>Guarantees</h2>
  *
  * <ul>
- *   <li>Mutual exclusion as long as etcd is linearizable: every step is one etcd transaction, decided by the Raft
- *       leader, so it holds through leader failover and partitions (a minority side cannot write).
+ *   <li>Mutual exclusion as long as etcd is linearizable: every step is one etcd request (a transaction or a
+ *       delete), decided by the Raft leader, so it holds through leader failover and partitions (a minority side
+ *       cannot write).
  *   <li>Fencing tokens are the create revision of the holder's key: one counter for the whole etcd keyspace that never
  *       goes back, so every token is greater than every token issued before for the name, across client and server
  *       restarts that keep the data.

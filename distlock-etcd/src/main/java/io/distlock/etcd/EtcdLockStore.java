@@ -64,8 +64,8 @@ import org.slf4j.LoggerFactory;
  * Overview
  *
  * Keys. Every owner that holds or waits for a lock has its own key <namespace><encoded name>/<owner> (EtcdKeys), whose
- * value names the owner and its nominal lease ("lease=30000ms owner=..."), bound to an etcd lease. The keys of one name form a queue ordered by their
- * create revision: the owner whose key has the lowest create revision under the name's prefix holds the lock, every
+ * value names the owner and its nominal lease ("lease=30000ms owner=..."), bound to an etcd lease. The keys of one
+ * name form a queue ordered by their create revision: the owner whose key has the lowest create revision under the name's prefix holds the lock, every
  * other key is a waiter (FIFO by construction, as in etcd's own concurrency.Mutex). The holder's create revision is
  * the fencing token: etcd's revision is one counter for the whole keyspace that only grows, and a key created later
  * always has a greater create revision, so every grant's token is greater than every earlier grant's, across client
