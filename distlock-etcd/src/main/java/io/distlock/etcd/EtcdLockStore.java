@@ -65,11 +65,11 @@ import org.slf4j.LoggerFactory;
  *
  * Keys. Every owner that holds or waits for a lock has its own key <namespace><encoded name>/<owner> (EtcdKeys), whose
  * value names the owner and its nominal lease ("lease=30000ms owner=..."), bound to an etcd lease. The keys of one
- * name form a queue ordered by their create revision: the owner whose key has the lowest create revision under the name's prefix holds the lock, every
- * other key is a waiter (FIFO by construction, as in etcd's own concurrency.Mutex). The holder's create revision is
- * the fencing token: etcd's revision is one counter for the whole keyspace that only grows, and a key created later
- * always has a greater create revision, so every grant's token is greater than every earlier grant's, across client
- * and server restarts that keep the data.
+ * name form a queue ordered by their create revision: the owner whose key has the lowest create revision under the
+ * name's prefix holds the lock, every other key is a waiter (FIFO by construction, as in etcd's own
+ * concurrency.Mutex). The holder's create revision is the fencing token: etcd's revision is one counter for the
+ * whole keyspace that only grows, and a key created later always has a greater create revision, so every grant's
+ * token is greater than every earlier grant's, across client and server restarts that keep the data.
  *
  * Acquire is one transaction: if our key does not exist (create_revision == 0) put it with its lease and read the
  * lowest key of the prefix (reads inside an etcd transaction see the transaction's own put, so one round trip both
