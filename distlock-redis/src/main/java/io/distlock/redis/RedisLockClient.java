@@ -36,8 +36,8 @@ import org.jspecify.annotations.Nullable;
  * }
  * }</pre>
  *
- * <p>A client keeps one command connection and (from the first wait on) one pub/sub connection, shared by all its
- * locks and threads; concurrent operations are pipelined on the one connection. Each lock operation is one Lua script
+ * <p>A client keeps one command connection and (from the first wait on) one pub/sub connection (on a Redis 7
+ * Cluster also one per master it waits on, for sharded pub/sub), shared by all its locks and threads; concurrent operations are pipelined on the one connection. Each lock operation is one Lua script
  * and one round trip: an uncontended acquire, a release and a hand-off to a waiting thread of the same client cost one
  * each, a re-entrant acquire none, and one watchdog tick renews every hold of the client in one round trip per Redis
  * node.

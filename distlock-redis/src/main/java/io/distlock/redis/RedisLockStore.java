@@ -82,7 +82,7 @@ final class RedisLockStore implements LockStore {
     private final String claimMillis = millis(CLAIM);
     private final AtomicLong passedOn = new AtomicLong();
     private final AtomicLong waits = new AtomicLong();
-    /** Tag -> the entry '<clientId>:<n>' of this client's current wait (open subscription) for that name. */
+    /** Tag -> the entry '<clientId>:w<n>' of this client's current wait (open subscription) for that name. */
     private final Map<String, String> entries = new ConcurrentHashMap<>();
     /** Entries this client has among the waiting clients in Redis (their last attempt was busy). */
     private final Set<String> registered = ConcurrentHashMap.newKeySet();
@@ -93,7 +93,7 @@ final class RedisLockStore implements LockStore {
     /**
      * @param clientId the client's id, the prefix of its owner ids: it names the client's wake-up channel
      * @param spin no pub/sub: nothing is published and {@link #subscribe} returns {@link Subscription#none()}
-     * @param sharded wake-ups by SPUBLISH on a channel per name and client (in the name's slot) instead of PUBLISH on
+     * @param sharded wake-ups by SPUBLISH on a channel per slot and client (in the name's slot) instead of PUBLISH on
      *     one channel per client
      * @param minReplicas after each grant wait for this many replicas to acknowledge it; 0 for no waiting
      */

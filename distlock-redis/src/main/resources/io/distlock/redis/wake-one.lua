@@ -12,8 +12,8 @@
 --
 -- A release (grantNext) gives the lock straight to the oldest waiting entry: the hold becomes the entry itself (no
 -- owner id has that form, so no owner can renew, release or hand it off) for a short claim time, and the entry's
--- client is woken; its next attempt with that entry takes the hold with its own owner id and lease and a fresh
--- fencing token. So the lock is never free in between, no barging attempt can take it, and the waiting clients are
+-- client is woken; its next waiting attempt (of that wait or a later one) takes the hold with its own owner id and
+-- lease and a fresh fencing token. So the lock is never free in between, no barging attempt can take it, and the waiting clients are
 -- served in order. A claim not taken in time expires like any hold; a client that stops waiting gives its claim to
 -- the next entry (lock-pass-on.lua). A lost or misdirected message costs a waiter at most its own retry time
 -- (Busy.retryWithin: the remaining lease of the hold it saw, or of the claim).
