@@ -24,6 +24,15 @@ final class HoldImpl implements LockHold {
     final OwnerId owner;
     final boolean threadView;
     final long fencingToken;
+    /**
+     * The owner and token the store keeps the hold under: this hold's own, or, for a hold that took over locally
+     * (a succession), those of the acquisition it took over from.
+     */
+    final OwnerId storeOwner;
+
+    final long storeToken;
+    /** The last of the tokens the store reserved for successions of this acquisition; the next is fencingToken + 1. */
+    final long lastSpare;
     /** Null when the watchdog renews the hold. */
     final @Nullable Duration fixedLease;
 
@@ -46,6 +55,21 @@ final class HoldImpl implements LockHold {
             @Nullable Duration fixedLease,
             long attemptSentAt,
             long leaseNanos) {
+        this(engine, state, lock, owner, threadView, fencingToken, fixedLease, attemptSentAt, leaseNanos, 0);
+    }
+
+    /** A fresh acquisition from the store, with {@code spareTokens} reserved for local successions. */
+    HoldImpl(
+            LockEngine engine,
+            LockState state,
+            EngineLock lock,
+            OwnerId owner,
+            boolean threadView,
+            long fencingToken,
+            @Nullable Duration fixedLease,
+            long attemptSentAt,
+            long leaseNanos,
+            int spareTokens) {
         this.engine = engine;
         this.state = state;
         this.lock = lock;
@@ -55,6 +79,34 @@ final class HoldImpl implements LockHold {
         this.fixedLease = fixedLease;
         this.acquiredAt = attemptSentAt;
         this.validUntil = attemptSentAt + leaseNanos;
+        this.storeOwner = owner;
+        this.storeToken = fencingToken;
+        this.lastSpare = fencingToken + spareTokens;
+    }
+
+    /**
+     * A local succession: {@code owner} (a waiting thread or handle of this client) takes over {@code from}'s hold
+     * without a round trip, with {@code from}'s next spare token; the store keeps the hold under {@code from}'s store
+     * owner, and the successor's lease is what {@code from} had confirmed.
+     */
+    HoldImpl(HoldImpl from, EngineLock lock, OwnerId owner, boolean threadView, long now) {
+        this.engine = from.engine;
+        this.state = from.state;
+        this.lock = lock;
+        this.owner = owner;
+        this.threadView = threadView;
+        this.fencingToken = from.fencingToken + 1;
+        this.fixedLease = null;
+        this.acquiredAt = now;
+        this.validUntil = from.validUntil;
+        this.storeOwner = from.storeOwner;
+        this.storeToken = from.storeToken;
+        this.lastSpare = from.lastSpare;
+    }
+
+    /** Whether a waiter of this client may take this hold over without a round trip. */
+    boolean hasSpareToken() {
+        return fencingToken < lastSpare && fixedLease == null;
     }
 
     @Override
@@ -97,7 +149,7 @@ final class HoldImpl implements LockHold {
     }
 
     HeldLock heldLock() {
-        return new HeldLock(state.key, owner, fencingToken);
+        return new HeldLock(state.key, storeOwner, storeToken);
     }
 
     @Override

@@ -46,7 +46,10 @@ import org.slf4j.LoggerFactory;
  * until a wake-up or the holder's remaining lease, whichever is first. A wake-up (store notification, local release,
  * lost local hold) wakes that one waiter. When a local owner releases and a local waiter exists, the lock is handed
  * over in one round trip with a fresh fencing token (LockStore.handOff), at most handOffLimit times in a row so other
- * clients get their turn.
+ * clients get their turn. When the store reserved spare tokens with the acquisition (Attempt.Acquired.spareTokens),
+ * the hand-off is a succession instead: no round trip, the next spare token, the store keeps the hold under the
+ * acquiring owner's id (HoldImpl.storeOwner), and the successor inherits the lease the watchdog last confirmed; holds
+ * with a fixed lease never take part, since their lease must start at their own grant.
  *
  * Waiting, non-fair on a store whose queue is the order (queuesEveryWaiter and handsOff: ZooKeeper, etcd). As above,
  * but the first local waiter's attempts queue in the store (it keeps the client's place there and gives it back if it
@@ -196,7 +199,7 @@ public final class LockEngine implements LockClient {
         for (HoldImpl h : held) {
             if (h.finish(HoldImpl.RELEASED)) {
                 try {
-                    var unused = store.release(h.state.key, h.owner);
+                    var unused = store.release(h.state.key, h.storeOwner);
                 } catch (RuntimeException e) {
                     log.warn("distlock: could not release '{}' on close; it expires with its lease", h.name(), e);
                 }
@@ -354,7 +357,8 @@ public final class LockEngine implements LockClient {
                                 acquired.fencingToken(),
                                 fixedLease,
                                 sent,
-                                lease.toNanos());
+                                lease.toNanos(),
+                                acquired.spareTokens());
                         install(s, w, h);
                         metrics.acquired(lock.name(), ticker.read() - start);
                         lock.fireAcquired(h.fencingToken);
@@ -646,6 +650,7 @@ public final class LockEngine implements LockClient {
         }
         metrics.released(h.name(), ticker.read() - h.acquiredAt);
         Waiter next = null;
+        HoldImpl successor = null;
         s.mutex.lock();
         try {
             // a store whose queue is the order answers "queued" when another client waits: no streak limit needed
@@ -655,7 +660,16 @@ public final class LockEngine implements LockClient {
                 if (next != null && next.attempting) {
                     next = null; // its own attempt may already be granted; release through the store instead
                 }
-                if (next != null) {
+                if (next != null && h.hasSpareToken() && next.fixedLease == null && !traits.queuesEveryWaiter()) {
+                    // a succession: the store keeps the hold under the acquiring owner and reserved the next token
+                    successor = new HoldImpl(h, next.lock, next.owner, next.threadView, ticker.read());
+                    s.waiters.remove(next);
+                    s.handOffStreak++;
+                    s.holder = successor;
+                    next.grant = successor;
+                    next.status = Waiter.Status.GRANTED;
+                    next.signal();
+                } else if (next != null) {
                     next.status = Waiter.Status.CLAIMED;
                     s.waiters.remove(next);
                     s.handOffStreak++;
@@ -667,13 +681,21 @@ public final class LockEngine implements LockClient {
         } finally {
             s.mutex.unlock();
         }
+        if (successor != null) {
+            activate(successor);
+            metrics.handedOff(s.key.name());
+            metrics.acquired(s.key.name(), 0);
+            h.lock.fireReleased(h.fencingToken);
+            successor.lock.fireAcquired(successor.fencingToken);
+            return;
+        }
         if (next != null) {
             handOff(s, h, next);
             return;
         }
         boolean released;
         try {
-            released = store.release(s.key, h.owner);
+            released = store.release(s.key, h.storeOwner);
         } catch (RuntimeException e) {
             clearHolder(s, h);
             throw storeFailure("release", s.key, e);
@@ -693,7 +715,7 @@ public final class LockEngine implements LockClient {
         HandOff answer;
         RuntimeException failure = null;
         try {
-            answer = Objects.requireNonNull(store.handOff(s.key, from.owner, to.owner, lease), "handOff answer");
+            answer = Objects.requireNonNull(store.handOff(s.key, from.storeOwner, to.owner, lease), "handOff answer");
         } catch (RuntimeException e) {
             answer = HandOff.notHeld();
             failure = e;
@@ -782,7 +804,7 @@ public final class LockEngine implements LockClient {
         metrics.lost(h.name());
         h.lock.fireLost(h.fencingToken, cause);
         if (!traits.expiresHolds() && cause == null && !ownerHoldsAgain(s, h)) {
-            abandonQuietly(s.key, h.owner); // the store keeps no lease: end the hold there too
+            abandonQuietly(s.key, h.storeOwner); // the store keeps no lease: end the hold there too
         }
     }
 
@@ -791,7 +813,7 @@ public final class LockEngine implements LockClient {
         s.mutex.lock();
         try {
             HoldImpl holder = s.holder;
-            return holder != null && holder != lost && holder.owner.equals(lost.owner);
+            return holder != null && holder != lost && holder.storeOwner.equals(lost.storeOwner);
         } finally {
             s.mutex.unlock();
         }

@@ -41,6 +41,8 @@ final class FakeLockStore implements LockStore {
     boolean handsOff = true;
     /** Reports queuesEveryWaiter (its queue is the order), though like the rest of this store it keeps no queue. */
     boolean queuesEveryWaiter;
+    /** Tokens reserved after each grant's own, for local successions. */
+    volatile int spareTokens;
 
     private void maybeFail() {
         RuntimeException f = failure;
@@ -79,7 +81,8 @@ final class FakeLockStore implements LockStore {
             return Attempt.busy(busyRetry);
         }
         holders.put(key.name(), owner);
-        return Attempt.acquired(fences.merge(key.name(), 1L, Long::sum));
+        int spare = spareTokens;
+        return Attempt.acquired(fences.merge(key.name(), 1L + spare, Long::sum) - spare, spare);
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.distlock.DistributedLock;
 import io.distlock.DistributedLockException;
 import io.distlock.LockHold;
 import io.distlock.LockLostException;
+import io.distlock.spi.OwnerId;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -91,6 +92,76 @@ class LockEngineTest {
                 .as("the waiter asked the store nothing")
                 .hasValue(triesBefore);
         assertThat(second[0]).isGreaterThan(first);
+    }
+
+    @Test
+    void succession_withSpareTokens_noRoundTrip_thenHandOffWhenTheyRunOut() throws Exception {
+        store.spareTokens = 2;
+        LockEngine engine = engine(Duration.ofSeconds(30));
+        DistributedLock lock = engine.lock("s");
+        lock.lock();
+        long first = lock.fencingToken();
+        int triesBefore = store.tryAcquireCalls.get();
+        List<Long> tokens = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Thread> waiters = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            Thread t = new Thread(() -> {
+                lock.lock();
+                tokens.add(lock.fencingToken());
+                lock.unlock();
+            });
+            t.start();
+            waiters.add(t);
+        }
+        for (Thread t : waiters) {
+            while (t.getState() != Thread.State.WAITING && t.getState() != Thread.State.TIMED_WAITING) {
+                Thread.sleep(5);
+            }
+        }
+        Thread.sleep(50);
+        engine.tickWatchdog(); // a renewal while the first owner holds
+        lock.unlock();
+        for (Thread t : waiters) {
+            t.join(5000);
+            assertThat(t.isAlive()).isFalse();
+        }
+        // first -> w1 and w1 -> w2 take the two spare tokens; then the spares are used up and w2 -> w3 and w3 -> w4 are
+        // hand-offs through the store with fresh tokens (a store hand-off reserves none)
+        assertThat(tokens).containsExactly(first + 1, first + 2, first + 3, first + 4);
+        assertThat(store.handOffCalls).as("store hand-offs").hasValue(2);
+        assertThat(store.tryAcquireCalls).as("waiters asked the store nothing").hasValue(triesBefore);
+        assertThat(store.releaseCalls)
+                .as("one release, under the owner the store knows")
+                .hasValue(1);
+        assertThat(store.holders).isEmpty();
+    }
+
+    @Test
+    void succession_isRenewedAndReleasedUnderTheAcquiringOwner() throws Exception {
+        store.spareTokens = 5;
+        LockEngine engine = engine(Duration.ofSeconds(30));
+        DistributedLock lock = engine.lock("r");
+        lock.lock();
+        OwnerId acquiring = store.holders.get("r");
+        Thread waiter = new Thread(() -> {
+            lock.lock();
+            engine.tickWatchdog();
+            assertThat(lock.isHeldByCurrentThread()).as("renewed, not lost").isTrue();
+            assertThat(store.holders.get("r"))
+                    .as("the store's owner is unchanged")
+                    .isEqualTo(acquiring);
+            lock.unlock();
+        });
+        waiter.start();
+        while (waiter.getState() != Thread.State.WAITING && waiter.getState() != Thread.State.TIMED_WAITING) {
+            Thread.sleep(5);
+        }
+        Thread.sleep(50);
+        lock.unlock();
+        waiter.join(5000);
+        assertThat(waiter.isAlive()).isFalse();
+        assertThat(store.renewBatchSizes).contains(1);
+        assertThat(store.holders).as("released through the acquiring owner").isEmpty();
     }
 
     @Test

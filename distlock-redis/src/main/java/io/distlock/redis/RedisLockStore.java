@@ -203,7 +203,8 @@ final class RedisLockStore implements LockStore {
         if (minReplicas > 0) {
             awaitReplicas(key, tag, owner);
         }
-        return Attempt.acquired(value);
+        // lock-acquire.lua reserves tokens for the client's local successions; the fair queue's script reserves none
+        return Attempt.acquired(value, answer.size() > 2 ? Math.toIntExact(number(answer, 2)) : 0);
     }
 
     @Override

@@ -11,13 +11,21 @@
 --          the waiting clients (so that a release gives the lock to that client, see wake-one.lua), a grant removes
 --          it; a hold that is an entry of this client (given to the client by a release) is taken over
 --
--- Returns {1, fencingToken} when acquired; {0, retryWithinMillis} when busy: the hold's remaining lease, with ARGV[3]
+-- Returns {1, fencingToken, spareTokens} when acquired: the counter moves on by 1 + spareTokens, so the tokens up to
+-- fencingToken + spareTokens are reserved for the client's local successions of this hold (threads of the client that
+-- take the hold over without a round trip while the hold stays under this owner; see Attempt.Acquired);
+-- {0, retryWithinMillis} when busy: the hold's remaining lease, with ARGV[3]
 -- at most 5000. A hold of the same owner counts as busy, like anybody's: the client counts re-entry itself, and an
 -- attempt that arrives after a hand-off already gave this owner the lock must not grant it a second time with another
 -- token. Without ARGV[3] a failed attempt leaves nothing behind; with it, it leaves the client's registration, which
 -- expires by itself at most 2 s after the returned time.
 local holdKey, fenceKey, orderKey, deadlineKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local owner, leaseMillis, entry = ARGV[1], ARGV[2], ARGV[3]
+local SPARE = 16 -- tokens reserved per grant for local successions (the engine's default hand-off streak)
+
+local function granted()
+  return {1, redis.call('INCRBY', fenceKey, SPARE + 1) - SPARE, SPARE}
+end
 
 -- free, or given to this waiting client by a release: the hold is an entry of this client (see wake-one.lua), this
 -- wait's or an earlier one's, which any waiting owner of the client may take
@@ -30,7 +38,7 @@ if redis.call('SET', holdKey, owner, 'NX', 'PX', leaseMillis) then
     redis.call('ZREM', orderKey, entry)
     redis.call('ZREM', deadlineKey, entry)
   end
-  return {1, redis.call('INCR', fenceKey)}
+  return granted()
 end
 if entry then
   local ours, given = givenToUs()
@@ -38,7 +46,7 @@ if entry then
     redis.call('SET', holdKey, owner, 'PX', leaseMillis)
     redis.call('ZREM', orderKey, entry, given)
     redis.call('ZREM', deadlineKey, entry, given)
-    return {1, redis.call('INCR', fenceKey)}
+    return granted()
   end
 end
 local ttl = redis.call('PTTL', holdKey)

@@ -92,10 +92,11 @@ class RedisScriptsIT {
 
     // ---------------------------------------------------------------- acquire
 
+    /** A grant reserves 16 tokens after its own for the client's local successions: the counter moves on by 17. */
     @Test
     void acquire_free_grantsWithTokenAndLease() {
         Keys k = Keys.of(name());
-        assertThat(acquire(k, "a", 10_000, false, 5000)).containsExactly(1L, 1L);
+        assertThat(acquire(k, "a", 10_000, false, 5000)).containsExactly(1L, 1L, 16L);
         assertThat(sync.get(k.hold)).isEqualTo("a");
         assertThat(sync.pttl(k.hold)).isBetween(1L, 10_000L);
         assertThat(sync.ttl(k.fence)).as("fence never expires").isEqualTo(-1L);
@@ -109,7 +110,7 @@ class RedisScriptsIT {
         assertThat(busy.get(0)).isEqualTo(0L);
         assertThat((Long) busy.get(1)).isBetween(1L, 10_000L);
         assertThat(sync.get(k.hold)).isEqualTo("a");
-        assertThat(sync.get(k.fence)).isEqualTo("1");
+        assertThat(sync.get(k.fence)).isEqualTo("17");
         assertThat(sync.exists(k.queue, k.waiters))
                 .as("a plain attempt leaves nothing")
                 .isZero();
@@ -118,13 +119,13 @@ class RedisScriptsIT {
     @Test
     void acquire_afterExpiry_grantsGreaterToken_fenceSurvivesExpiry() throws Exception {
         Keys k = Keys.of(name());
-        assertThat(acquire(k, "a", 50, false, 5000)).containsExactly(1L, 1L);
+        assertThat(acquire(k, "a", 50, false, 5000)).containsExactly(1L, 1L, 16L);
         Thread.sleep(120);
         assertThat(sync.exists(k.hold)).as("hold expired").isZero();
         assertThat(sync.get(k.fence))
                 .as("fence counter survives the hold's expiry")
-                .isEqualTo("1");
-        assertThat(acquire(k, "b", 10_000, false, 5000)).containsExactly(1L, 2L);
+                .isEqualTo("17");
+        assertThat(acquire(k, "b", 10_000, false, 5000)).containsExactly(1L, 18L, 16L);
     }
 
     /** An attempt that arrives after a hand-off already gave its owner the lock must not grant a second token. */
@@ -134,7 +135,7 @@ class RedisScriptsIT {
         acquire(k, "a", 10_000, false, 5000);
         assertThat(acquire(k, "a", 10_000, false, 5000).get(0)).isEqualTo(0L);
         assertThat(acquire(k, "a", 10_000, true, 5000).get(0)).isEqualTo(0L);
-        assertThat(sync.get(k.fence)).isEqualTo("1");
+        assertThat(sync.get(k.fence)).isEqualTo("17");
         assertThat(sync.get(k.hold)).isEqualTo("a");
     }
 
@@ -146,7 +147,7 @@ class RedisScriptsIT {
         acquire(k, "a", 10_000, false, 5000);
         assertThat(release(LuaScript.LOCK_RELEASE, k, "a")).isEqualTo(1L);
         assertThat(sync.exists(k.hold)).isZero();
-        assertThat(sync.get(k.fence)).isEqualTo("1");
+        assertThat(sync.get(k.fence)).isEqualTo("17");
     }
 
     @Test
@@ -247,7 +248,7 @@ class RedisScriptsIT {
         acquire(k, "a", 10_000, false, 5000);
         Long token = connections.call(
                 LuaScript.LOCK_HANDOFF, ScriptOutputType.INTEGER, new String[] {k.hold, k.fence}, "a", "b", "5000");
-        assertThat(token).isEqualTo(2L);
+        assertThat(token).isEqualTo(18L);
         assertThat(sync.get(k.hold)).isEqualTo("b");
         assertThat(sync.pttl(k.hold)).isBetween(1L, 5000L);
     }
@@ -265,7 +266,7 @@ class RedisScriptsIT {
                 LuaScript.LOCK_HANDOFF, ScriptOutputType.INTEGER, new String[] {k.hold, k.fence}, "a", "b", "5000");
         assertThat(wrong).isZero();
         assertThat(sync.get(k.hold)).isEqualTo("c");
-        assertThat(sync.get(k.fence)).isEqualTo("1");
+        assertThat(sync.get(k.fence)).isEqualTo("17");
     }
 
     // ---------------------------------------------------------------- fair queue and abandon
@@ -345,7 +346,7 @@ class RedisScriptsIT {
         String[] keys = {k.hold, k.fence, k.waiters};
         List<Object> info = connections.call(LuaScript.LOCK_INSPECT, ScriptOutputType.MULTI, keys);
         assertThat(info.get(0)).isEqualTo("a");
-        assertThat(info.get(2)).isEqualTo(1L);
+        assertThat(info.get(2)).as("the fence counter: the last token reserved").isEqualTo(17L);
         List<Object> removed =
                 connections.call(LuaScript.LOCK_FORCE_RELEASE, ScriptOutputType.MULTI, keys, k.channel, "PUBLISH");
         assertThat(removed.get(0)).isEqualTo("a");

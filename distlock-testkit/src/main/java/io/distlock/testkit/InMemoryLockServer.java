@@ -100,9 +100,10 @@ public final class InMemoryLockServer implements AutoCloseable {
     /**
      * See {@link io.distlock.spi.LockStore#tryAcquire}; returns the token, or the nanos to retry within (negative).
      * {@code strict}: the queue is the only order (as in ZooKeeper and etcd), so a non-queued attempt does not pass a
-     * queued waiter either.
+     * queued waiter either. A grant reserves {@code spareTokens} tokens after its own (see {@link
+     * io.distlock.spi.Attempt.Acquired#spareTokens()}).
      */
-    long tryAcquire(String name, OwnerId owner, long leaseNanos, boolean queue, boolean strict) {
+    long tryAcquire(String name, OwnerId owner, long leaseNanos, boolean queue, boolean strict, int spareTokens) {
         lock.lock();
         try {
             long now = ticker.read();
@@ -116,7 +117,7 @@ public final class InMemoryLockServer implements AutoCloseable {
                         q.remove(owner);
                         dropQueueIfEmpty(name, q);
                     }
-                    long token = fences.merge(name, 1L, Long::sum);
+                    long token = fences.merge(name, 1L + spareTokens, Long::sum) - spareTokens;
                     holds.put(name, new Hold(owner, now + leaseNanos, token));
                     return token;
                 }

@@ -19,6 +19,11 @@ import java.util.Set;
 class InMemoryLockStore implements LockStore {
     private static final Traits TRAITS = new Traits(false, true, true);
     private static final Traits STRICT_QUEUE_TRAITS = new Traits(true, true, true);
+    /**
+     * Tokens reserved per plain grant for local successions: few, so that the contract suite also sees a client run
+     * out of them and hand off through the store.
+     */
+    static final int SPARE_TOKENS = 3;
 
     final InMemoryLockServer server;
     private final boolean strictQueue;
@@ -34,8 +39,9 @@ class InMemoryLockStore implements LockStore {
 
     @Override
     public Attempt tryAcquire(LockKey key, OwnerId owner, Duration lease, boolean queue) {
-        long r = server.tryAcquire(key.name(), owner, lease.toNanos(), queue, strictQueue);
-        return r > 0 ? Attempt.acquired(r) : Attempt.busy(Duration.ofNanos(-r));
+        int spare = strictQueue ? 0 : SPARE_TOKENS;
+        long r = server.tryAcquire(key.name(), owner, lease.toNanos(), queue, strictQueue, spare);
+        return r > 0 ? Attempt.acquired(r, spare) : Attempt.busy(Duration.ofNanos(-r));
     }
 
     @Override
