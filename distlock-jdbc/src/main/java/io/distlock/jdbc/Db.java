@@ -41,8 +41,14 @@ final class Db {
     <T> T transaction(String what, Work<T> work) {
         return retrying(what, () -> {
             try (Connection c = connection()) {
-                int isolation = c.getTransactionIsolation();
-                boolean autoCommit = c.getAutoCommit();
+                int isolation;
+                boolean autoCommit;
+                try {
+                    isolation = c.getTransactionIsolation();
+                    autoCommit = c.getAutoCommit();
+                } catch (SQLException e) {
+                    throw new BeforeWork(e);
+                }
                 try {
                     if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
                         c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
@@ -89,7 +95,9 @@ final class Db {
                     // must complete, so the step is retried and the caller sees the interrupt afterwards
                     boolean byInterrupt = Thread.interrupted();
                     interrupted |= byInterrupt;
-                    if (!byInterrupt && !Dialect.isTransient(e)) {
+                    if (e instanceof BeforeWork before) {
+                        e = before.cause; // nothing was done yet: safe to try again
+                    } else if (!byInterrupt && !Dialect.isTransient(e)) {
                         throw failure(what, e);
                     }
                     if (last != null) {
@@ -105,6 +113,21 @@ final class Db {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /**
+     * A failure of a connection's settings query before any work ran, so retrying cannot repeat anything. Seen with H2
+     * 2.3's TCP server: its {@code getTransactionIsolation()} reads INFORMATION_SCHEMA.SESSIONS, which races other
+     * sessions' commits ("NullPointerException ... this.transaction is null", general error 50000).
+     */
+    private static final class BeforeWork extends SQLException {
+        private static final long serialVersionUID = 1L;
+        final SQLException cause;
+
+        BeforeWork(SQLException cause) {
+            super(cause.getMessage(), cause.getSQLState(), cause.getErrorCode(), cause);
+            this.cause = cause;
         }
     }
 
