@@ -583,6 +583,7 @@ public final class RedisBench {
             "hexists",
             "hdel",
             "incr",
+            "incrby",
             "publish",
             "spublish",
             "exists",
