@@ -70,18 +70,19 @@ final class HoldImpl implements LockHold {
             long attemptSentAt,
             long leaseNanos,
             int spareTokens) {
-        this.engine = engine;
-        this.state = state;
-        this.lock = lock;
-        this.owner = owner;
-        this.threadView = threadView;
-        this.fencingToken = fencingToken;
-        this.fixedLease = fixedLease;
-        this.acquiredAt = attemptSentAt;
-        this.validUntil = attemptSentAt + leaseNanos;
-        this.storeOwner = owner;
-        this.storeToken = fencingToken;
-        this.lastSpare = fencingToken + spareTokens;
+        this(
+                engine,
+                state,
+                lock,
+                owner,
+                threadView,
+                fencingToken,
+                fixedLease,
+                attemptSentAt,
+                attemptSentAt + leaseNanos,
+                owner,
+                fencingToken,
+                fencingToken + spareTokens);
     }
 
     /**
@@ -90,18 +91,46 @@ final class HoldImpl implements LockHold {
      * owner, and the successor's lease is what {@code from} had confirmed.
      */
     HoldImpl(HoldImpl from, EngineLock lock, OwnerId owner, boolean threadView, long now) {
-        this.engine = from.engine;
-        this.state = from.state;
+        this(
+                from.engine,
+                from.state,
+                lock,
+                owner,
+                threadView,
+                from.fencingToken + 1,
+                null,
+                now,
+                from.validUntil,
+                from.storeOwner,
+                from.storeToken,
+                from.lastSpare);
+    }
+
+    private HoldImpl(
+            LockEngine engine,
+            LockState state,
+            EngineLock lock,
+            OwnerId owner,
+            boolean threadView,
+            long fencingToken,
+            @Nullable Duration fixedLease,
+            long acquiredAt,
+            long validUntil,
+            OwnerId storeOwner,
+            long storeToken,
+            long lastSpare) {
+        this.engine = engine;
+        this.state = state;
         this.lock = lock;
         this.owner = owner;
         this.threadView = threadView;
-        this.fencingToken = from.fencingToken + 1;
-        this.fixedLease = null;
-        this.acquiredAt = now;
-        this.validUntil = from.validUntil;
-        this.storeOwner = from.storeOwner;
-        this.storeToken = from.storeToken;
-        this.lastSpare = from.lastSpare;
+        this.fencingToken = fencingToken;
+        this.fixedLease = fixedLease;
+        this.acquiredAt = acquiredAt;
+        this.validUntil = validUntil;
+        this.storeOwner = storeOwner;
+        this.storeToken = storeToken;
+        this.lastSpare = lastSpare;
     }
 
     /** Whether a waiter of this client may take this hold over without a round trip. */

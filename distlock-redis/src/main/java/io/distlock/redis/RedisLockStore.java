@@ -145,28 +145,13 @@ final class RedisLockStore implements LockStore {
                 KeyLayout.key(tag, KeyLayout.WAKE_ORDER),
                 KeyLayout.key(tag, KeyLayout.WAKE_DEADLINES)
             };
-            answer = entry != null
-                    ? redis.call(
-                            LuaScript.LOCK_ACQUIRE_QUEUED,
-                            ScriptOutputType.MULTI,
-                            keys,
-                            owner.value(),
-                            millis(lease),
-                            waiterTimeoutMillis,
-                            wakePrefix(tag),
-                            publish,
-                            tag,
-                            entry)
-                    : redis.call(
-                            LuaScript.LOCK_ACQUIRE_QUEUED,
-                            ScriptOutputType.MULTI,
-                            keys,
-                            owner.value(),
-                            millis(lease),
-                            waiterTimeoutMillis,
-                            wakePrefix(tag),
-                            publish,
-                            tag);
+            List<String> args = new ArrayList<>(
+                    List.of(owner.value(), millis(lease), waiterTimeoutMillis, wakePrefix(tag), publish, tag));
+            if (entry != null) {
+                args.add(entry);
+            }
+            answer = redis.call(
+                    LuaScript.LOCK_ACQUIRE_QUEUED, ScriptOutputType.MULTI, keys, args.toArray(String[]::new));
         } else if (entry != null) {
             answer = redis.call(
                     LuaScript.LOCK_ACQUIRE,
