@@ -1,4 +1,7 @@
 -- lock-release.lua: end the owner's hold; give the lock to the next waiting client, or free it (see wake-one.lua).
+-- The releasing client's own registrations are dropped, not served: its threads took the lock over locally (hand-off
+-- or succession) or are woken by the release inside the client and register again if they still wait, so a release
+-- never gives the lock back to its own client as a claim that client would only have to pass on.
 --
 -- KEYS[1]  hold key       <prefix>{name}:hold     string, the owner id
 -- KEYS[2]  queue          <prefix>{name}:queue    fair-queue owner ids, head first       (KEYS[2..5] optional: without
@@ -21,7 +24,8 @@ if redis.call('GET', holdKey) ~= owner then
 end
 -- an uncontended release (nobody waiting, no fair queue) runs GET, ZCARD, LLEN, DEL only
 if KEYS[5] and (redis.call('ZCARD', KEYS[4]) > 0 or redis.call('LLEN', KEYS[2]) > 0) then
-  grantNext(holdKey, KEYS[2], KEYS[3], KEYS[4], KEYS[5], wakePrefix, payload, publish, nil, nil, tonumber(ARGV[5]))
+  grantNext(holdKey, KEYS[2], KEYS[3], KEYS[4], KEYS[5], wakePrefix, payload, publish, clientOf(owner), math.huge,
+            tonumber(ARGV[5]))
 else
   redis.call('DEL', holdKey)
 end

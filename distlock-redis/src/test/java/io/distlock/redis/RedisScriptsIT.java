@@ -240,6 +240,53 @@ class RedisScriptsIT {
         assertThat(sync.pttl(k.hold)).isBetween(1L, 1000L);
     }
 
+    /**
+     * A release drops its own client's registrations among the waiting clients instead of giving the lock back to its
+     * own client as a claim (found in a clean-clone run: a thread that waited got the lock by a local hand-off, its
+     * registration stayed, and the last release left a claim behind) and gives it to the next other client.
+     */
+    @Test
+    void release_dropsOwnClientsRegistrations_givesTheLockToTheNextOtherClient() {
+        String name = name();
+        String tag = layout.tag(name);
+        String[] keys = {
+            KeyLayout.key(tag, KeyLayout.HOLD),
+            KeyLayout.key(tag, KeyLayout.QUEUE),
+            KeyLayout.key(tag, KeyLayout.WAITERS),
+            KeyLayout.key(tag, KeyLayout.WAKE_ORDER),
+            KeyLayout.key(tag, KeyLayout.WAKE_DEADLINES)
+        };
+        String[] acquireKeys = {keys[0], KeyLayout.key(tag, KeyLayout.FENCE), keys[3], keys[4]};
+        assertThat(connections
+                        .<List<Object>>call(
+                                LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, acquireKeys, "c1:t1", "10000", "c1:w1")
+                        .get(0))
+                .isEqualTo(1L);
+        // another thread of c1 waits, registered as c1:w2; then it gets the lock inside c1, so c1:w2 stays
+        assertThat(connections
+                        .<List<Object>>call(
+                                LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, acquireKeys, "c1:t2", "10000", "c1:w2")
+                        .get(0))
+                .isEqualTo(0L);
+        Long released = connections.call(
+                LuaScript.LOCK_RELEASE, ScriptOutputType.INTEGER, keys, "c1:t1", "wake:", "PUBLISH", tag, "1000");
+        assertThat(released).isEqualTo(1L);
+        assertThat(keysOf(name)).as("no claim for c1, no registration left").containsOnly(acquireKeys[1]);
+
+        // with c2 waiting behind c1's stale registration, c2 gets the claim
+        connections.<List<Object>>call(
+                LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, acquireKeys, "c1:t1", "10000", "c1:w3");
+        connections.<List<Object>>call(
+                LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, acquireKeys, "c1:t2", "10000", "c1:w4");
+        connections.<List<Object>>call(
+                LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, acquireKeys, "c2:t1", "10000", "c2:w1");
+        released = connections.call(
+                LuaScript.LOCK_RELEASE, ScriptOutputType.INTEGER, keys, "c1:t1", "wake:", "PUBLISH", tag, "1000");
+        assertThat(released).isEqualTo(1L);
+        assertThat(sync.get(keys[0])).as("claimed for c2").isEqualTo("c2:w1");
+        assertThat(sync.zrange(keys[3], 0, -1)).as("c1's registration dropped").containsExactly("c2:w1");
+    }
+
     // ---------------------------------------------------------------- hand-off
 
     @Test
