@@ -309,7 +309,11 @@ public final class LockEngine implements LockClient {
                             metrics.notAcquired(lock.name(), 0);
                             return null; // another owner of this client holds it: no round trip needed
                         }
-                        competing = holder == null && (w == null || w.inStoreQueue || s.firstLocal() == w);
+                        // a newcomer that may wait does not barge past this client's own waiters: the first of
+                        // them is woken to try (a barging newcomer would only make its attempt fail and queue again)
+                        Waiter first = s.firstLocal();
+                        competing = holder == null
+                                && (w == null ? first == null || !mayWait : w.inStoreQueue || first == w);
                         attempt = competing && (w == null || w.signalled || now - nextTryAt >= 0);
                     }
                     if (w != null) {
