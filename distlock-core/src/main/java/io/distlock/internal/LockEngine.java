@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * "<clientId>:h<n>" and may be released by any thread.
  *
  * Waiting, non-queued (plain locks on stores that do not queue every waiter). A new acquirer barges: one attempt
- * unless a local owner holds the lock. Then it joins the local queue. Only the first local waiter talks to the store:
+ * unless a local owner holds the lock or, for an acquire that may wait, a local waiter is already there (the first
+ * local waiter is the one woken to try). Then it joins the local queue. Only the first local waiter talks to the store:
  * it subscribes, re-checks (so a release between its failed attempt and the subscription is not missed), and sleeps
  * until a wake-up or the holder's remaining lease, whichever is first. A wake-up (store notification, local release,
  * lost local hold) wakes that one waiter. When a local owner releases and a local waiter exists, the lock is handed
