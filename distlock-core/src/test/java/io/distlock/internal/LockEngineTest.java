@@ -164,6 +164,36 @@ class LockEngineTest {
         assertThat(store.holders).as("released through the acquiring owner").isEmpty();
     }
 
+    /** A thread that released through the store and comes back at once does not pass the waiter the release woke. */
+    @Test
+    void newcomer_doesNotBargePastItsOwnClientsWaiter() throws Exception {
+        FakeLockStore own = new FakeLockStore();
+        LockEngine e = LockEngine.create(own, EngineConfig.defaults().withHandOffLimit(0));
+        engines.add(e);
+        DistributedLock lock = e.lock("nb");
+        lock.lock();
+        long[] waiterToken = new long[1];
+        Thread waiter = new Thread(() -> {
+            lock.lock();
+            waiterToken[0] = lock.fencingToken();
+            lock.unlock();
+        });
+        waiter.start();
+        while (waiter.getState() != Thread.State.WAITING && waiter.getState() != Thread.State.TIMED_WAITING) {
+            Thread.sleep(5);
+        }
+        Thread.sleep(50);
+        lock.unlock(); // through the store (no hand-off allowed): wakes the waiter
+        lock.lock(); // straight back
+        long mine = lock.fencingToken();
+        lock.unlock();
+        waiter.join(5000);
+        assertThat(waiterToken[0])
+                .as("the woken waiter got the lock first")
+                .isPositive()
+                .isLessThan(mine);
+    }
+
     @Test
     void handOffs_inARow_areLimited_unlessTheStoresQueueIsTheOrder() throws Exception {
         // limit 2: two hand-offs, a release through the store (the next waiter acquires there), two more
