@@ -7,13 +7,18 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 import org.apache.curator.framework.CuratorFramework;
@@ -33,6 +38,13 @@ import org.jspecify.annotations.Nullable;
  * two writes every lock needs at least), distlock's ZooKeeperLockClient and Curator's InterProcessMutex, each with its
  * own Curator connection, under one root node named by a random run id that the run deletes at the end. The server
  * is 127.0.0.1:2181 when it answers, else Curator's in-process TestingServer (which then shares this JVM's CPU).
+ *
+ * Phases that run one after another see whatever load other processes put on the (small, shared) machine at the time,
+ * which can favour either side. So the targets are read from phases where the implementations take turns: the
+ * uncontended target from one operation of each in turn (as EtcdBench does), the 10,000-key target from short
+ * slices of each in turn (rotating who goes first) over clients opened once, each rate being its operations over the
+ * time spent in its own slices. The sequential phases stay in the report for comparison with earlier runs. The
+ * server's own counters (the srvr command: packets received, last zxid) give requests and writes per operation.
  */
 /** The ZooKeeper benchmark: distlock against Curator's InterProcessMutex on one server. */
 public final class ZooKeeperBench {
@@ -68,45 +80,69 @@ public final class ZooKeeperBench {
             CuratorFramework admin = curator(target);
             try {
                 admin.create().creatingParentsIfNeeded().forPath(root + "/raw");
+                Requests requests = new Requests(server != null ? server.getConnectString() : connect);
                 List<Result> unc = new ArrayList<>();
-                unc.add(raw(admin, root, timing));
+                unc.add(requests.counted("uncontended", w -> raw(admin, root, timing, w)));
                 List<LockProvider.Factory> fs = List.of(distlock(target, root), curatorMutex(target, root));
                 for (LockProvider.Factory f : fs) {
-                    unc.add(Scenarios.uncontended(f, "u", timing));
+                    unc.add(requests.counted("uncontended", w -> Scenarios.uncontended(f, "u", timing, w)));
                 }
                 report.section("Uncontended acquire+release, 1 thread");
                 report.table(unc, false);
+                List<Result> inter = interleaved(admin, root, timing, fs);
+                report.section("Uncontended, interleaved: one operation of each in turn, 1 thread");
+                report.line(
+                        "The phases above run one after another, so load from other processes can favour one of them;"
+                                + " here each implementation takes one operation in turn (rotating who goes first) for the whole"
+                                + " window, so all see the same load. ops/s = operations / the time spent in them.");
+                report.line("");
+                report.table(inter, false);
                 List<Result> one = new ArrayList<>();
                 for (LockProvider.Factory f : fs) {
-                    one.add(Scenarios.oneKeyOneClient(f, "k1", THREADS, timing));
+                    one.add(requests.counted(
+                            "one key, 8 threads", w -> Scenarios.oneKeyOneClient(f, "k1", THREADS, timing, w)));
                 }
                 report.section("One key, 8 threads, one client");
                 report.table(one, true);
-                List<Result> many = new ArrayList<>();
-                for (LockProvider.Factory f : fs) {
-                    many.add(Scenarios.manyKeys(f, "m", KEYS, THREADS, timing));
-                }
-                report.section("10,000 keys, 8 threads, one client");
+                List<Result> many = alternating(fs, "m", KEYS, THREADS, timing, requests);
+                report.section("10,000 keys, 8 threads, one client, in alternating slices");
+                report.line(String.format(
+                        java.util.Locale.ROOT,
+                        "Each implementation runs its 8 threads in %d slices of %d ms, taking turns with the other"
+                                + " (rotating who goes first), each over one client opened once; ops/s = operations /"
+                                + " the time spent in its own slices. Every operation draws a key at random from"
+                                + " 10,000.",
+                        slices(timing),
+                        sliceLength(timing).toMillis()));
+                report.line("");
                 report.table(many, false);
+                report.section("ZooKeeper requests per acquire+release (the server's srvr counters)");
+                report.line("Packets the server received and transactions it committed (zxids) during the measured"
+                        + " windows, divided by the operations in them. A multi is one request and one zxid. Exact only"
+                        + " when nothing else uses this ZooKeeper during the windows.");
+                report.line("");
+                report.line("| scenario | implementation | requests / op | writes (zxids) / op |");
+                report.line("| --- | --- | ---: | ---: |");
+                requests.rows.forEach(report::line);
                 report.environment("end");
                 report.section("Targets (issue 5)");
                 report.targetHeader();
                 report.target(
-                        "uncontended p50 ÷ raw create+delete p50",
-                        unc.get(1).p50Micros() / unc.get(0).p50Micros(),
+                        "uncontended p50 ÷ raw create+delete p50 (interleaved)",
+                        inter.get(1).p50Micros() / inter.get(0).p50Micros(),
                         "<=",
                         1.15);
                 report.line(String.format(
                         java.util.Locale.ROOT,
-                        "| (Curator, for comparison) uncontended p50 ÷ raw | %s | near 1.50× | |",
-                        Report.ratio(unc.get(2).p50Micros() / unc.get(0).p50Micros())));
+                        "| (Curator, for comparison) uncontended p50 ÷ raw (interleaved) | %s | near 1.50× | |",
+                        Report.ratio(inter.get(2).p50Micros() / inter.get(0).p50Micros())));
                 report.target(
                         "one key, 8 threads: ops/s ÷ Curator",
                         one.get(0).opsPerSec() / one.get(1).opsPerSec(),
                         ">=",
                         3);
                 report.target(
-                        "10,000 keys, 8 threads: ops/s ÷ Curator",
+                        "10,000 keys, 8 threads: ops/s ÷ Curator (alternating slices)",
                         many.get(0).opsPerSec() / many.get(1).opsPerSec(),
                         ">=",
                         2);
@@ -150,14 +186,374 @@ public final class ZooKeeperBench {
         return c;
     }
 
-    private static Result raw(CuratorFramework admin, String root, Timing timing) throws Exception {
-        ZooKeeper zk = admin.getZookeeperClient().getZooKeeper();
+    private static Result raw(CuratorFramework admin, String root, Timing timing, Scenarios.Window window) {
+        ZooKeeper zk;
+        try {
+            zk = admin.getZookeeperClient().getZooKeeper();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
         String path = root + "/raw/n";
         byte[] empty = new byte[0];
-        return Harness.run("raw create+delete (ephemeral)", 1, timing.warmup(), timing.measure(), (t, p) -> {
+        return Harness.run(
+                "raw create+delete (ephemeral)",
+                1,
+                timing.warmup(),
+                timing.measure(),
+                (t, p) -> {
+                    zk.create(path, empty, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+                    zk.delete(path, -1);
+                },
+                window::start,
+                window::end);
+    }
+
+    /** Counts the requests and writes the server handled, from its {@code srvr} four-letter command. */
+    static final class Requests {
+        private final String host;
+        private final int port;
+        final List<String> rows = new ArrayList<>();
+
+        Requests(String connect) {
+            String first = connect.split("[,/]")[0].trim();
+            int colon = first.lastIndexOf(':');
+            this.host = colon < 0 ? first : first.substring(0, colon);
+            this.port = colon < 0 ? 2181 : Integer.parseInt(first.substring(colon + 1));
+        }
+
+        /** {packets received, last zxid}, or null when the server does not answer srvr. */
+        long @Nullable [] snapshot() {
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress(host, port), 2000);
+                s.setSoTimeout(2000);
+                s.getOutputStream().write("srvr".getBytes(StandardCharsets.US_ASCII));
+                String out = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+                long received = -1;
+                long zxid = -1;
+                for (String line : out.split("\n")) {
+                    if (line.startsWith("Received:")) {
+                        received = Long.parseLong(line.substring(9).trim());
+                    } else if (line.startsWith("Zxid:")) {
+                        zxid = Long.decode(line.substring(5).trim());
+                    }
+                }
+                return received < 0 || zxid < 0 ? null : new long[] {received, zxid};
+            } catch (IOException | NumberFormatException e) {
+                return null;
+            }
+        }
+
+        /** Counts over one phase's measured window and adds a row for it. */
+        Result counted(String scenario, java.util.function.Function<Scenarios.Window, Result> run) {
+            long[][] at = new long[2][];
+            Result r = run.apply(new Scenarios.Window() {
+                @Override
+                public void start() {
+                    at[0] = snapshot();
+                }
+
+                @Override
+                public void end() {
+                    at[1] = snapshot();
+                }
+            });
+            long[] delta = delta(at[0], at[1]);
+            row(scenario, r.label(), delta, r.windowOps());
+            return r;
+        }
+
+        /**
+         * The counters' change from {@code a} to {@code b}, less the srvr request that read {@code b} (each srvr
+         * connection counts as one packet received); null when either is unknown.
+         */
+        static long @Nullable [] delta(long @Nullable [] a, long @Nullable [] b) {
+            return a == null || b == null ? null : new long[] {b[0] - a[0] - 1, b[1] - a[1]};
+        }
+
+        void row(String scenario, String label, long @Nullable [] delta, long ops) {
+            rows.add(
+                    delta == null
+                            ? "| " + scenario + " | " + label + " | – | – |"
+                            : String.format(
+                                    java.util.Locale.ROOT,
+                                    "| %s | %s | %.2f | %.2f |",
+                                    scenario,
+                                    label,
+                                    delta[0] / (double) Math.max(1, ops),
+                                    delta[1] / (double) Math.max(1, ops)));
+        }
+    }
+
+    /**
+     * raw create+delete and each factory's lock()+unlock(), one operation of each in turn (rotating which goes first)
+     * for the warm-up and then the measured window; each result's rate is its operations over the time spent in them,
+     * so load that comes and goes hits all of them alike.
+     */
+    private static List<Result> interleaved(
+            CuratorFramework admin, String root, Timing timing, List<LockProvider.Factory> factories) throws Exception {
+        ZooKeeper zk = admin.getZookeeperClient().getZooKeeper();
+        String path = root + "/raw/i";
+        byte[] empty = new byte[0];
+        List<String> labels = new ArrayList<>(List.of("raw create+delete (ephemeral)"));
+        List<Harness.Body> bodies = new ArrayList<>();
+        bodies.add((t, p) -> {
             zk.create(path, empty, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
             zk.delete(path, -1);
         });
+        List<LockProvider> open = new ArrayList<>();
+        try {
+            for (LockProvider.Factory f : factories) {
+                LockProvider p = f.open();
+                open.add(p);
+                Lock lock = p.lock("i");
+                labels.add(f.name());
+                bodies.add((t, probe) -> {
+                    lock.lock();
+                    lock.unlock();
+                });
+            }
+            int n = bodies.size();
+            Harness.LongList[] lat = new Harness.LongList[n];
+            long[] spent = new long[n];
+            long[] errors = new long[n];
+            Throwable[] firstError = new Throwable[n];
+            for (int i = 0; i < n; i++) {
+                lat[i] = new Harness.LongList();
+            }
+            Harness.Probe probe = new Harness.Probe(1);
+            long warmEnd = System.nanoTime() + timing.warmup().toNanos();
+            long end = warmEnd + timing.measure().toNanos();
+            for (long round = 0; ; round++) {
+                long now = System.nanoTime();
+                if (now - end >= 0) {
+                    break;
+                }
+                boolean measuring = now - warmEnd >= 0;
+                for (int j = 0; j < n; j++) {
+                    int i = (int) ((j + round) % n);
+                    long start = System.nanoTime();
+                    try {
+                        bodies.get(i).run(0, probe);
+                    } catch (Exception e) {
+                        if (measuring) {
+                            errors[i]++;
+                            if (firstError[i] == null) {
+                                firstError[i] = e;
+                            }
+                        }
+                        continue;
+                    }
+                    long took = System.nanoTime() - start;
+                    if (measuring) {
+                        lat[i].add(took);
+                        spent[i] += took;
+                    }
+                }
+            }
+            List<Result> out = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                long ops = lat[i].size();
+                out.add(Result.of(
+                        labels.get(i),
+                        1,
+                        Math.max(1, spent[i]),
+                        new long[] {ops},
+                        new Harness.LongList[] {lat[i]},
+                        new Harness.Probe(1),
+                        new long[] {errors[i]},
+                        firstError[i],
+                        0,
+                        ops));
+            }
+            return out;
+        } finally {
+            for (LockProvider p : open) {
+                p.close();
+            }
+        }
+    }
+
+    /** Slices per implementation in {@link #alternating}: one per half second of the measured duration. */
+    static int slices(Timing timing) {
+        return (int) Math.max(1, Math.min(20, timing.measure().toMillis() / 500));
+    }
+
+    static Duration sliceLength(Timing timing) {
+        return timing.measure().dividedBy(slices(timing));
+    }
+
+    /**
+     * {@code threads} threads of one client per factory, each operation on a key drawn at random from {@code keys},
+     * the factories taking turns slice by slice (rotating who goes first); each result counts the operations of its
+     * own slices over the time they took, from the threads' start to the last one's end (operations in flight at a
+     * slice's end included). Clients are opened once and first warmed up for {@link Timing#warmup()} each.
+     */
+    private static List<Result> alternating(
+            List<LockProvider.Factory> factories,
+            String prefix,
+            int keys,
+            int threads,
+            Timing timing,
+            Requests requests) {
+        String[] names = new String[keys];
+        for (int i = 0; i < keys; i++) {
+            names[i] = prefix + i;
+        }
+        int n = factories.size();
+        int slices = slices(timing);
+        Duration slice = sliceLength(timing);
+        List<LockProvider> open = new ArrayList<>();
+        try {
+            for (LockProvider.Factory f : factories) {
+                open.add(f.open());
+            }
+            Slices[] all = new Slices[n];
+            for (int i = 0; i < n; i++) {
+                all[i] = new Slices(threads);
+                Slices discard = new Slices(threads);
+                discard.run(open.get(i), names, timing.warmup());
+            }
+            for (int round = 0; round < slices; round++) {
+                for (int j = 0; j < n; j++) {
+                    int i = (j + round) % n;
+                    long[] before = requests.snapshot();
+                    var unused = all[i].run(open.get(i), names, slice);
+                    all[i].count(Requests.delta(before, requests.snapshot()));
+                }
+            }
+            List<Result> out = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                Slices s = all[i];
+                out.add(Result.of(
+                        factories.get(i).name(),
+                        threads,
+                        Math.max(1, s.nanos),
+                        s.ops,
+                        s.latencies,
+                        new Harness.Probe(threads),
+                        s.errors,
+                        s.error.get(),
+                        s.stuck,
+                        Arrays.stream(s.ops).sum()));
+                requests.row(
+                        "10,000 keys, 8 threads",
+                        factories.get(i).name(),
+                        s.requests < 0 ? null : new long[] {s.requests, s.writes},
+                        Arrays.stream(s.ops).sum());
+            }
+            return out;
+        } finally {
+            for (LockProvider p : open) {
+                p.close();
+            }
+        }
+    }
+
+    /** What one implementation's slices added up to; each slice's threads start after the previous ones ended. */
+    private static final class Slices {
+        final long[] ops;
+        final Harness.LongList[] latencies;
+        final long[] errors;
+        final AtomicReference<@Nullable Throwable> error = new AtomicReference<>();
+        long nanos;
+        int stuck;
+        /** Requests and writes the server counted in the slices, or -1 once a count was missing. */
+        long requests;
+
+        long writes;
+
+        Slices(int threads) {
+            ops = new long[threads];
+            latencies = new Harness.LongList[threads];
+            for (int t = 0; t < threads; t++) {
+                latencies[t] = new Harness.LongList();
+            }
+            errors = new long[threads];
+        }
+
+        void count(long @Nullable [] delta) {
+            if (delta == null || requests < 0) {
+                requests = -1;
+                return;
+            }
+            requests += delta[0];
+            writes += delta[1];
+        }
+
+        /** Runs one slice of {@code length}; returns the operations it completed. */
+        long run(LockProvider p, String[] names, Duration length) {
+            int threads = ops.length;
+            AtomicBoolean stop = new AtomicBoolean();
+            CountDownLatch ready = new CountDownLatch(threads);
+            CountDownLatch go = new CountDownLatch(1);
+            long[] done = new long[threads];
+            List<Thread> workers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int me = t;
+                Thread w = new Thread(
+                        () -> {
+                            ready.countDown();
+                            try {
+                                go.await();
+                            } catch (InterruptedException e) {
+                                return;
+                            }
+                            ThreadLocalRandom random = ThreadLocalRandom.current();
+                            while (!stop.get()) {
+                                long t0 = System.nanoTime();
+                                try {
+                                    Lock lock = p.lock(names[random.nextInt(names.length)]);
+                                    lock.lock();
+                                    lock.unlock();
+                                } catch (RuntimeException e) {
+                                    errors[me]++;
+                                    error.compareAndSet(null, e);
+                                    if (errors[me] > 1000) {
+                                        return;
+                                    }
+                                    continue;
+                                }
+                                latencies[me].add(System.nanoTime() - t0);
+                                done[me]++;
+                            }
+                        },
+                        "bench-zk-slice-" + t);
+                w.setDaemon(true);
+                workers.add(w);
+                w.start();
+            }
+            try {
+                if (!ready.await(30, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("bench threads did not start");
+                }
+                long start = System.nanoTime();
+                go.countDown();
+                Harness.sleep(length);
+                stop.set(true);
+                long drainUntil = System.nanoTime() + Harness.DRAIN.toNanos();
+                for (Thread w : workers) {
+                    long left = drainUntil - System.nanoTime();
+                    if (left > 0) {
+                        w.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                    }
+                    if (w.isAlive()) {
+                        stuck++;
+                        w.interrupt();
+                    }
+                }
+                nanos += System.nanoTime() - start;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                workers.forEach(Thread::interrupt);
+                throw new IllegalStateException("interrupted in a slice", e);
+            }
+            long total = 0;
+            for (int t = 0; t < threads; t++) {
+                ops[t] += done[t];
+                total += done[t];
+            }
+            return total;
+        }
     }
 
     static LockProvider.Factory distlock(String connect, String root) {
