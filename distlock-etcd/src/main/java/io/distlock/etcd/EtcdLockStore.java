@@ -108,8 +108,11 @@ import org.slf4j.LoggerFactory;
  * just before tryAcquire; the etcd lease must not end before that, or a holder could believe in a hold that etcd has
  * already given to another owner. A fresh per-hold lease is granted inside the call, so it is safe; a reused one is
  * kept alive in the same round trip as the transaction. The shared lease has one second of slack (TTL = lease + 1 s,
- * rounded up) and is kept alive with the transaction whenever its last confirmed keep-alive is older than half that
- * slack, so an acquire on a busy client usually costs one round trip. Queued waiters come back at least every third of
+ * rounded up): a hold dated at most one second after the sending of the shared lease's last confirmed keep-alive ends
+ * before the lease can. An acquire that finds that confirmation older than half the slack sends a keep-alive and goes
+ * on without waiting for it (its answer dates the lease for later acquires; measured: waiting for it, pipelined,
+ * added about 1.4 ms to the acquire that sent it); only one that finds it older than three quarters of the slack waits
+ * for it, with its transaction, so an acquire on a busy client is one round trip. Queued waiters come back at least every third of
  * their lease (Busy.retryWithin) and keep their lease alive then, so a waiter whose process died is evicted when its
  * lease runs out (the lease plus one second for the shared lease).
  *
@@ -121,7 +124,8 @@ final class EtcdLockStore implements LockStore {
     private static final Logger log = LoggerFactory.getLogger(EtcdLockStore.class);
     private static final Traits TRAITS = new Traits(true, true, true);
     private static final long SLACK_NANOS = TimeUnit.SECONDS.toNanos(1);
-    private static final long REFRESH_NANOS = SLACK_NANOS / 2;
+    private static final long REFRESH_NANOS = SLACK_NANOS / 2; // send a keep-alive of the shared lease, not waiting
+    private static final long CONFIRM_NANOS = SLACK_NANOS * 3 / 4; // and wait for it: the slack is nearly used up
     private static final int MAX_TXN_OPS = 128;
     private static final int LIST_PAGE = 1000;
     private static final GetOption HEAD = GetOption.builder()
@@ -235,12 +239,7 @@ final class EtcdLockStore implements LockStore {
      */
     private @Nullable Attempt recheck(
             LockKey key, String path, Entry known, long start, Duration lease, boolean queue, long comeBack) {
-        CompletableFuture<LeaseKeepAliveResponse> keepAlive = null;
-        long keepAliveSent = 0;
-        if (needsRefresh(known.lease, start)) {
-            keepAliveSent = ticker.read();
-            keepAlive = leases.keepAliveOnce(known.lease.id);
-        }
+        Refresh keepAlive = refreshIfDue(known.lease, start);
         ByteSequence k = bytes(path);
         TxnResponse r = await(
                 kv.txn()
@@ -249,8 +248,7 @@ final class EtcdLockStore implements LockStore {
                 "acquire");
         if (keepAlive != null) {
             try {
-                var unused = await(keepAlive, "keep-alive");
-                known.lease.refreshed(keepAliveSent);
+                keepAlive.confirm();
             } catch (RuntimeException e) {
                 if (!leaseNotFound(e)) {
                     throw e;
@@ -300,48 +298,27 @@ final class EtcdLockStore implements LockStore {
             boolean queue,
             long start,
             long comeBack) {
-        LeaseRef fresh = null; // a per-hold lease granted in this call, reused across rounds
-        try {
+        ByteSequence k = bytes(path);
+        ByteSequence prefix = bytes(keys.namePrefix(key.name()));
+        ByteSequence value = bytes(value(owner, lease));
+        try (LeaseChoice choice = new LeaseChoice(watchdogHold, lease)) {
             for (int round = 0; ; round++) {
                 if (round >= 4) {
                     throw new RequestFailedException("etcd: the queue entry " + path + " kept changing under us", null);
                 }
-                LeaseRef leaseRef;
-                if (watchdogHold) {
-                    leaseRef = sharedLease();
-                } else {
-                    if (fresh == null || fresh.dead) {
-                        fresh = grant(ceilSeconds(lease.toNanos()));
-                    }
-                    leaseRef = fresh;
-                }
-                CompletableFuture<LeaseKeepAliveResponse> keepAlive = null;
-                long keepAliveSent = 0;
-                if (needsRefresh(leaseRef, start)) {
-                    keepAliveSent = ticker.read();
-                    keepAlive = leases.keepAliveOnce(leaseRef.id);
-                }
-                ByteSequence k = bytes(path);
-                ByteSequence prefix = bytes(keys.namePrefix(key.name()));
+                LeaseRef leaseRef = choice.pick();
+                Refresh keepAlive = refreshIfDue(leaseRef, start);
                 TxnResponse r;
                 try {
                     r = await(
                             kv.txn()
                                     .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                                    .Then(
-                                            Op.put(
-                                                    k,
-                                                    bytes(value(owner, lease)),
-                                                    PutOption.builder()
-                                                            .withLeaseId(leaseRef.id)
-                                                            .build()),
-                                            Op.get(prefix, HEAD))
+                                    .Then(Op.put(k, value, leaseRef.putOnIt), Op.get(prefix, HEAD))
                                     .Else(Op.get(k, KEY_ONLY))
                                     .commit(),
                             "acquire");
                     if (keepAlive != null) {
-                        var unused = await(keepAlive, "keep-alive");
-                        leaseRef.refreshed(keepAliveSent);
+                        keepAlive.confirm();
                     }
                 } catch (RuntimeException e) {
                     if (leaseNotFound(e)) {
@@ -367,7 +344,7 @@ final class EtcdLockStore implements LockStore {
                     if (!watchdogHold) {
                         scheduleExpiry(path, e, lease);
                     }
-                    fresh = null;
+                    choice.kept();
                     return Attempt.acquired(myRevision);
                 }
                 if (!queue) {
@@ -375,22 +352,110 @@ final class EtcdLockStore implements LockStore {
                     return Attempt.busy(lease);
                 }
                 entries.put(path, new Entry(myRevision, leaseRef, watchdogHold, false, start));
-                fresh = null;
+                choice.kept();
                 // come back within a third of the waiter's lease to keep the queue entry alive
                 return Attempt.busy(Duration.ofNanos(comeBack));
-            }
-        } finally {
-            if (fresh != null) {
-                revokeQuietly(fresh); // granted for an attempt that did not keep it
             }
         }
     }
 
-    private boolean needsRefresh(LeaseRef lease, long start) {
-        if (lease.shared) {
-            return start - lease.refreshedAt() > REFRESH_NANOS;
+    /**
+     * The keep-alive of {@code lease} that a call dating its hold at {@code start} must wait for, sent now to be
+     * pipelined with the call's request: a per-hold lease from before this call always needs one; the shared lease only
+     * when its last confirmation is older than {@link #CONFIRM_NANOS}, and from {@link #REFRESH_NANOS} on it gets one in
+     * the background (the confirmation covers this hold; the answer dates the lease for later ones). Null if the call
+     * need not wait.
+     */
+    private @Nullable Refresh refreshIfDue(LeaseRef lease, long start) {
+        long age = start - lease.refreshedAt();
+        if (!lease.shared) {
+            return age <= 0 ? null : new Refresh(lease, ticker.read(), leases.keepAliveOnce(lease.id));
         }
-        return start - lease.refreshedAt() > 0; // a per-hold lease from before this call: refresh it now
+        if (age <= REFRESH_NANOS) {
+            return null;
+        }
+        boolean mustWait = age > CONFIRM_NANOS;
+        Refresh r = lease.inFlight;
+        long now = ticker.read();
+        // one in flight will do unless it is unanswered for a request timeout, or this hold needs a newer one: a
+        // confirmation dates the lease from its sending, which must be at most the slack before `start`
+        if (r == null || now - r.sentAt > (mustWait ? REFRESH_NANOS : timeout.toNanos())) {
+            Refresh sent = new Refresh(lease, now, leases.keepAliveOnce(lease.id));
+            lease.inFlight = sent;
+            sent.answer.whenComplete((answer, failure) -> {
+                if (failure == null) {
+                    lease.refreshed(sent.sentAt);
+                } else if (leaseNotFound(failure)) {
+                    leaseGone(lease); // the next acquire takes a new shared lease; renew reports the holds gone
+                } else {
+                    log.debug("distlock: keep-alive of etcd lease {} failed", lease.id, failure);
+                }
+                if (lease.inFlight == sent) {
+                    lease.inFlight = null;
+                }
+            });
+            r = sent;
+        }
+        return mustWait ? r : null;
+    }
+
+    /** A keep-alive in flight: {@link #confirm} waits for it and dates the lease from when it was sent. */
+    private final class Refresh {
+        private final LeaseRef lease;
+        private final long sentAt;
+        private final CompletableFuture<LeaseKeepAliveResponse> answer;
+
+        Refresh(LeaseRef lease, long sentAt, CompletableFuture<LeaseKeepAliveResponse> answer) {
+            this.lease = lease;
+            this.sentAt = sentAt;
+            this.answer = answer;
+        }
+
+        /** @throws RuntimeException if the keep-alive failed; {@link #leaseNotFound} tells whether the lease is gone */
+        void confirm() {
+            var unused = await(answer, "keep-alive");
+            lease.refreshed(sentAt);
+        }
+    }
+
+    /**
+     * The lease a key written by one call goes on: the shared lease for watchdog holds, otherwise a per-hold lease
+     * granted on first use and kept across the call's rounds. Closing revokes a per-hold lease that no key kept.
+     */
+    private final class LeaseChoice implements AutoCloseable {
+        private final boolean watchdogHold;
+        private final Duration lease;
+        private @Nullable LeaseRef fresh; // granted in this call and not kept by a key yet
+
+        LeaseChoice(boolean watchdogHold, Duration lease) {
+            this.watchdogHold = watchdogHold;
+            this.lease = lease;
+        }
+
+        LeaseRef pick() {
+            if (watchdogHold) {
+                return sharedLease();
+            }
+            LeaseRef f = fresh;
+            if (f == null || f.dead) {
+                f = grant(ceilSeconds(lease.toNanos()));
+                fresh = f;
+            }
+            return f;
+        }
+
+        /** A key is on the picked lease now: it ends with that key's hold or queue entry, not with this call. */
+        void kept() {
+            fresh = null;
+        }
+
+        @Override
+        public void close() {
+            LeaseRef f = fresh;
+            if (f != null) {
+                revokeQuietly(f); // granted for an attempt that did not keep it
+            }
+        }
     }
 
     private void dropStale(String path, Entry known) {
@@ -478,29 +543,13 @@ final class EtcdLockStore implements LockStore {
                 ? new Cmp(fk, Cmp.Op.EQUAL, CmpTarget.createRevision(giver.revision))
                 : new Cmp(fk, Cmp.Op.GREATER, CmpTarget.version(0)); // the key names its owner
         ByteSequence prefix = bytes(keys.namePrefix(key.name()));
-        LeaseRef fresh = null; // a per-hold lease granted in this call, revoked unless a key of `to` keeps it
-        try {
+        try (LeaseChoice choice = new LeaseChoice(watchdogHold, lease)) {
             for (int round = 0; ; round++) {
                 if (round >= 4) {
                     throw new RequestFailedException("etcd: the lease of " + toPath + " kept disappearing", null);
                 }
-                LeaseRef leaseRef;
-                if (known != null) {
-                    leaseRef = known.lease;
-                } else if (watchdogHold) {
-                    leaseRef = sharedLease();
-                } else {
-                    if (fresh == null || fresh.dead) {
-                        fresh = grant(ceilSeconds(lease.toNanos()));
-                    }
-                    leaseRef = fresh;
-                }
-                CompletableFuture<LeaseKeepAliveResponse> keepAlive = null;
-                long keepAliveSent = 0;
-                if (needsRefresh(leaseRef, start)) {
-                    keepAliveSent = ticker.read();
-                    keepAlive = leases.keepAliveOnce(leaseRef.id);
-                }
+                LeaseRef leaseRef = known != null ? known.lease : choice.pick();
+                Refresh keepAlive = refreshIfDue(leaseRef, start);
                 // one transaction: end from's hold (owner-checked), queue `to` unless it is queued already, and read
                 // to's key and the head of the queue, which see the transaction's own writes
                 TxnResponse r;
@@ -512,14 +561,7 @@ final class EtcdLockStore implements LockStore {
                                             Op.delete(fk, DeleteOption.DEFAULT),
                                             Op.txn(
                                                     new Cmp[] {new Cmp(tk, Cmp.Op.EQUAL, CmpTarget.createRevision(0))},
-                                                    new Op[] {
-                                                        Op.put(
-                                                                tk,
-                                                                bytes(value(to, lease)),
-                                                                PutOption.builder()
-                                                                        .withLeaseId(leaseRef.id)
-                                                                        .build())
-                                                    },
+                                                    new Op[] {Op.put(tk, bytes(value(to, lease)), leaseRef.putOnIt)},
                                                     new Op[0]),
                                             Op.get(tk, KEY_ONLY),
                                             Op.get(prefix, HEAD))
@@ -555,12 +597,11 @@ final class EtcdLockStore implements LockStore {
                     return HandOff.queued();
                 }
                 long revision = mine.getCreateRevision();
-                fresh = null; // to's key is on it now
+                choice.kept(); // to's key is on it now
                 boolean confirmed = true;
                 if (keepAlive != null) {
                     try {
-                        var unused = await(keepAlive, "keep-alive");
-                        leaseRef.refreshed(keepAliveSent);
+                        keepAlive.confirm();
                     } catch (RuntimeException e) {
                         if (leaseNotFound(e)) {
                             leaseGone(leaseRef);
@@ -584,10 +625,6 @@ final class EtcdLockStore implements LockStore {
                 }
                 entries.put(toPath, new Entry(revision, leaseRef, watchdogHold, false, start));
                 return HandOff.queued();
-            }
-        } finally {
-            if (fresh != null) {
-                revokeQuietly(fresh); // granted for a hand-off whose key did not keep it
             }
         }
     }
@@ -1237,11 +1274,14 @@ final class EtcdLockStore implements LockStore {
         // ticker reading when the last confirmed grant or keep-alive was sent
         private final AtomicLong refreshedAt;
         volatile boolean dead;
+        volatile @Nullable Refresh inFlight; // a keep-alive of the shared lease sent without waiting for its answer
+        final PutOption putOnIt; // a put that binds its key to this lease
 
         LeaseRef(long id, boolean shared, long sentAt) {
             this.id = id;
             this.shared = shared;
             this.refreshedAt = new AtomicLong(sentAt);
+            this.putOnIt = PutOption.builder().withLeaseId(id).build();
         }
 
         long refreshedAt() {
