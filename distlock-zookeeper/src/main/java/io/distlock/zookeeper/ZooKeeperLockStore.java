@@ -119,7 +119,7 @@ import org.slf4j.LoggerFactory;
 /** A {@link LockStore} over ZooKeeper through Curator; see the overview comment in the source. */
 final class ZooKeeperLockStore implements LockStore {
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperLockStore.class);
-    private static final int MAX_TRIES = 32;
+    static final int MAX_TRIES = 32;
     private static final int MAX_OPS_PER_MULTI = 1000;
     /** How long tryAcquire waits for the event of its own new entry before it reads the queue itself. */
     private static final long MIRROR_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
@@ -140,7 +140,18 @@ final class ZooKeeperLockStore implements LockStore {
     /** Curator's protected-mode prefix; a hand-off's entry carries one of its own making. */
     private static final String PROTECTED_MARK = "_c_";
     /** How soon to try again after the lock node kept changing under one attempt. */
-    private static final Duration CHURN_RETRY = Duration.ofMillis(10);
+    static final Duration CHURN_RETRY = Duration.ofMillis(10);
+
+    /** Tests only: runs before each create an attempt makes, to change the tree at exactly that point. */
+    @FunctionalInterface
+    interface CreateHook {
+        /**
+         * @param withLockNode whether the create makes the lock node too (the one-round-trip path)
+         */
+        void beforeCreate(String lockPath, boolean withLockNode) throws Exception;
+    }
+
+    private volatile CreateHook createHook = (lockPath, withLockNode) -> {};
 
     private final ConnectionStateListener stateListener = this::stateChanged;
     /** The engine's "check your holds now", run on SUSPENDED and LOST so listeners hear of a loss at once. */
@@ -326,6 +337,7 @@ final class ZooKeeperLockStore implements LockStore {
     /** The one-round-trip path: creates lock node and entry together; null if the lock node exists. */
     private @Nullable Entry createWithLockNode(LockKey key, OwnerId owner, String lockPath, long epochAtStart)
             throws Exception {
+        createHook.beforeCreate(lockPath, true);
         byte[] name = key.name().getBytes(StandardCharsets.UTF_8);
         String entryPrefix = ZKPaths.makePath(lockPath, ZkNames.entryPrefix(owner.value()));
         for (int tries = 0; tries < 2; tries++) {
@@ -397,6 +409,7 @@ final class ZooKeeperLockStore implements LockStore {
 
     /** Creates an entry in an existing lock node; null if the lock node is gone. */
     private @Nullable Entry createEntry(OwnerId owner, String lockPath, long epochAtStart) throws Exception {
+        createHook.beforeCreate(lockPath, false);
         String entryPrefix = ZKPaths.makePath(lockPath, ZkNames.entryPrefix(owner.value()));
         Stat stat = new Stat();
         String path;
@@ -481,17 +494,21 @@ final class ZooKeeperLockStore implements LockStore {
             }
             // with local waiters the lock node is about to be used again: deleting it would make them race to
             // create it anew
-            if (mine.alone() && !subscriptionsByPath.containsKey(lockPath(key))) {
+            String lockPath = lockPath(key);
+            if (mine.alone() && !subscriptionsByPath.containsKey(lockPath)) {
                 try {
-                    var unused = curator.transaction()
-                            .forOperations(
-                                    curator.transactionOp().delete().forPath(mine.path()),
-                                    curator.transactionOp().delete().forPath(lockPath(key)));
+                    var unused = transact(List.of(TxOp.delete(mine.path()), TxOp.delete(lockPath)));
                     return true;
                 } catch (KeeperException.NotEmptyException e) {
                     // someone queued meanwhile: delete our entry alone
                 } catch (KeeperException.NoNodeException e) {
                     return false; // our entry is gone (the lock node cannot be while our entry is there)
+                } catch (KeeperException.ConnectionLossException | KeeperException.OperationTimeoutException e) {
+                    // the direct multi is tried once: its outcome is unknown, and the connection trouble ends the
+                    // hold anyway (presumed lost, as after SUSPENDED). Make sure the entry goes; the empty lock node
+                    // is a container, which the server reaps.
+                    deleteGuaranteed(mine.path());
+                    return false;
                 }
             }
             try {
@@ -730,14 +747,19 @@ final class ZooKeeperLockStore implements LockStore {
     private record TxResult(String path, @Nullable Stat stat) {}
 
     /**
-     * Runs the operations as one ZooKeeper transaction: directly on the ZooKeeper handle when the ACLs are known and
-     * the client is connected (one try, creates answered with their Stat), else through Curator's transaction (retried
-     * after connection trouble, creates answered without Stat).
+     * Runs the operations as one ZooKeeper transaction: directly on the ZooKeeper handle when the client is connected
+     * and the ACLs are known or not needed (deletes only): one try, creates answered with their Stat. Else through
+     * Curator's transaction: retried after connection trouble, creates answered without Stat.
      */
     private List<TxResult> transact(List<TxOp> ops) throws Exception {
         ACLProvider acls = rawAcls;
         List<TxResult> out = new ArrayList<>(ops.size());
-        if (acls != null && curator.getZookeeperClient().isConnected()) {
+        boolean deletesOnly = true;
+        for (TxOp op : ops) {
+            deletesOnly &= op.mode() == null;
+        }
+        // deletes need no ACLs, so a Curator client given by the user takes the direct path for them too
+        if ((acls != null || deletesOnly) && curator.getZookeeperClient().isConnected()) {
             ZooKeeper zk = curator.getZookeeperClient().getZooKeeper();
             String namespace = curator.getNamespace();
             List<Op> raw = new ArrayList<>(ops.size());
@@ -750,7 +772,10 @@ final class ZooKeeperLockStore implements LockStore {
                                 : Op.create(
                                         path,
                                         op.data(),
-                                        CreateOptions.newBuilder(acls.getAclForPath(op.path()), mode)
+                                        CreateOptions.newBuilder(
+                                                        Objects.requireNonNull(acls, "acls")
+                                                                .getAclForPath(op.path()),
+                                                        mode)
                                                 .build()));
             }
             List<OpResult> results = zk.multi(raw);
@@ -955,6 +980,11 @@ final class ZooKeeperLockStore implements LockStore {
     }
 
     // ---------------------------------------------------------------- test and operator helpers
+
+    /** Tests only: see {@link CreateHook}. */
+    void createHook(CreateHook hook) {
+        this.createHook = Objects.requireNonNull(hook, "hook");
+    }
 
     /** The path of the lock node of {@code name}. */
     String lockPath(LockKey key) {
