@@ -19,6 +19,12 @@ import io.distlock.testkit.server.EtcdServer;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.LeaseOption;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.ForwardingClientCall;
+import io.grpc.MethodDescriptor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -29,7 +35,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -507,6 +515,92 @@ class EtcdLockStoreIT {
             assertThat(s.renew(List.of(h), shortLease)).isEmpty();
         }
         assertThat(fixture.keysOf(key.name())).hasSize(1);
+    }
+
+    /**
+     * Once the shared lease's last confirmation is older than half of its one second of slack, an acquire sends a
+     * keep-alive without waiting for it (that confirmation still covers the hold); once it is older than three quarters,
+     * an acquire waits for one. Here keep-alives are held back for 2 s on their way to etcd, and the store's clock is
+     * set by hand.
+     */
+    @Test
+    void sharedLease_keepAliveAfterHalfTheSlack_doesNotHoldUpTheAcquire_afterThreeQuartersItDoes() {
+        AtomicLong now = new AtomicLong();
+        AtomicBoolean slow = new AtomicBoolean();
+        AtomicInteger keepAlives = new AtomicInteger();
+        ScheduledExecutorService delayer = Executors.newSingleThreadScheduledExecutor();
+        opened.add(delayer::shutdownNow);
+        EtcdLockStore s = new EtcdLockStore(
+                Client.builder()
+                        .endpoints(etcd.endpoints())
+                        .interceptor(holdBackKeepAlives(slow, keepAlives, delayer))
+                        .build(),
+                true,
+                NAMESPACE,
+                LEASE,
+                Duration.ofSeconds(5),
+                now::get);
+        opened.add(s);
+        LockKey key = name();
+        OwnerId owner = owner("c:t1");
+        var first = token(s.tryAcquire(key, owner, LEASE, false)); // grants the shared lease: confirmed at 0
+        assertThat(s.release(key, owner)).isTrue();
+        slow.set(true);
+
+        now.set(TimeUnit.MILLISECONDS.toNanos(600));
+        long t0 = System.nanoTime();
+        var second = token(s.tryAcquire(key, owner, LEASE, false));
+        assertThat(s.release(key, owner)).isTrue();
+        assertThat(Duration.ofNanos(System.nanoTime() - t0))
+                .as("a keep-alive went out, and the acquire did not wait for it")
+                .isLessThan(Duration.ofMillis(1500));
+        assertThat(keepAlives.get()).isEqualTo(1);
+
+        now.set(TimeUnit.MILLISECONDS.toNanos(800));
+        t0 = System.nanoTime();
+        var third = token(s.tryAcquire(key, owner, LEASE, false));
+        assertThat(s.release(key, owner)).isTrue();
+        assertThat(Duration.ofNanos(System.nanoTime() - t0))
+                .as("the acquire waited for the keep-alive in flight")
+                .isGreaterThan(Duration.ofMillis(1000));
+        assertThat(keepAlives.get()).as("the one in flight was recent enough").isEqualTo(1);
+
+        now.set(TimeUnit.MILLISECONDS.toNanos(1100)); // half the slack after that keep-alive was sent: none due
+        t0 = System.nanoTime();
+        var fourth = token(s.tryAcquire(key, owner, LEASE, false));
+        assertThat(s.release(key, owner)).isTrue();
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofMillis(1500));
+        assertThat(keepAlives.get())
+                .as("its answer dated the lease from its sending")
+                .isEqualTo(1);
+        assertThat(List.of(first, second, third, fourth)).isSorted().doesNotHaveDuplicates();
+    }
+
+    /** Holds back the first request of every LeaseKeepAlive stream opened while {@code slow} is set, by 2 s. */
+    private static ClientInterceptor holdBackKeepAlives(
+            AtomicBoolean slow, AtomicInteger streams, ScheduledExecutorService delayer) {
+        return new ClientInterceptor() {
+            @Override
+            public <Q, A> ClientCall<Q, A> interceptCall(
+                    MethodDescriptor<Q, A> method, CallOptions options, Channel next) {
+                ClientCall<Q, A> call = next.newCall(method, options);
+                if (!method.getFullMethodName().equals("etcdserverpb.Lease/LeaseKeepAlive") || !slow.get()) {
+                    return call;
+                }
+                streams.incrementAndGet();
+                AtomicBoolean held = new AtomicBoolean();
+                return new ForwardingClientCall.SimpleForwardingClientCall<Q, A>(call) {
+                    @Override
+                    public void sendMessage(Q message) {
+                        if (held.compareAndSet(false, true)) {
+                            var unused = delayer.schedule(() -> delegate().sendMessage(message), 2, TimeUnit.SECONDS);
+                        } else {
+                            super.sendMessage(message);
+                        }
+                    }
+                };
+            }
+        };
     }
 
     // ---------------------------------------------------------------- fixed leases
