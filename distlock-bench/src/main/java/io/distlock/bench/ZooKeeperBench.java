@@ -104,16 +104,32 @@ public final class ZooKeeperBench {
                 }
                 report.section("One key, 8 threads, one client");
                 report.table(one, true);
-                List<Result> many = alternating(fs, "m", KEYS, THREADS, timing, requests);
+                List<Result> oneAlt = alternating("one key, 8 threads", fs, THREADS, timing, requests, p -> {
+                    Lock[] locks = new Lock[THREADS];
+                    for (int t = 0; t < THREADS; t++) {
+                        locks[t] = p.lock("k2");
+                    }
+                    return (t, random) -> {
+                        locks[t].lock();
+                        locks[t].unlock();
+                    };
+                });
+                report.section("One key, 8 threads, one client, in alternating slices");
+                report.line(slicesNote(timing, "All threads of an implementation use one key."));
+                report.line("");
+                report.table(oneAlt, false);
+                String[] names = new String[KEYS];
+                for (int i = 0; i < KEYS; i++) {
+                    names[i] = "m" + i;
+                }
+                List<Result> many =
+                        alternating("10,000 keys, 8 threads", fs, THREADS, timing, requests, p -> (t, random) -> {
+                            Lock lock = p.lock(names[random.nextInt(names.length)]);
+                            lock.lock();
+                            lock.unlock();
+                        });
                 report.section("10,000 keys, 8 threads, one client, in alternating slices");
-                report.line(String.format(
-                        java.util.Locale.ROOT,
-                        "Each implementation runs its 8 threads in %d slices of %d ms, taking turns with the other"
-                                + " (rotating who goes first), each over one client opened once; ops/s = operations /"
-                                + " the time spent in its own slices. Every operation draws a key at random from"
-                                + " 10,000.",
-                        slices(timing),
-                        sliceLength(timing).toMillis()));
+                report.line(slicesNote(timing, "Every operation draws a key at random from 10,000."));
                 report.line("");
                 report.table(many, false);
                 report.section("ZooKeeper requests per acquire+release (the server's srvr counters)");
@@ -137,10 +153,14 @@ public final class ZooKeeperBench {
                         "| (Curator, for comparison) uncontended p50 ÷ raw (interleaved) | %s | near 1.50× | |",
                         Report.ratio(inter.get(2).p50Micros() / inter.get(0).p50Micros())));
                 report.target(
-                        "one key, 8 threads: ops/s ÷ Curator",
-                        one.get(0).opsPerSec() / one.get(1).opsPerSec(),
+                        "one key, 8 threads: ops/s ÷ Curator (alternating slices)",
+                        oneAlt.get(0).opsPerSec() / oneAlt.get(1).opsPerSec(),
                         ">=",
                         3);
+                report.line(String.format(
+                        java.util.Locale.ROOT,
+                        "| (one key, 8 threads, the phases one after another) | %s | | |",
+                        Report.ratio(one.get(0).opsPerSec() / one.get(1).opsPerSec())));
                 report.target(
                         "10,000 keys, 8 threads: ops/s ÷ Curator (alternating slices)",
                         many.get(0).opsPerSec() / many.get(1).opsPerSec(),
@@ -382,42 +402,58 @@ public final class ZooKeeperBench {
         return timing.measure().dividedBy(slices(timing));
     }
 
+    private static String slicesNote(Timing timing, String keys) {
+        return String.format(
+                java.util.Locale.ROOT,
+                "Each implementation runs its 8 threads in %d slices of %d ms, taking turns with the other (rotating"
+                        + " who goes first), each over one client opened once and warmed up first; ops/s = operations"
+                        + " / the time spent in its own slices. %s",
+                slices(timing),
+                sliceLength(timing).toMillis(),
+                keys);
+    }
+
+    /** One acquire+release by one thread of a slice. */
+    @FunctionalInterface
+    interface SliceBody {
+        void run(int thread, ThreadLocalRandom random);
+    }
+
     /**
-     * {@code threads} threads of one client per factory, each operation on a key drawn at random from {@code keys},
-     * the factories taking turns slice by slice (rotating who goes first); each result counts the operations of its
-     * own slices over the time they took, from the threads' start to the last one's end (operations in flight at a
+     * {@code threads} threads of one client per factory running the body {@code bodies} makes for that client, the
+     * factories taking turns slice by slice (rotating who goes first); each result counts the operations of its own
+     * slices over the time they took, from the threads' start to the last one's end (operations in flight at a
      * slice's end included). Clients are opened once and first warmed up for {@link Timing#warmup()} each.
      */
     private static List<Result> alternating(
+            String scenario,
             List<LockProvider.Factory> factories,
-            String prefix,
-            int keys,
             int threads,
             Timing timing,
-            Requests requests) {
-        String[] names = new String[keys];
-        for (int i = 0; i < keys; i++) {
-            names[i] = prefix + i;
-        }
+            Requests requests,
+            java.util.function.Function<LockProvider, SliceBody> bodies) {
         int n = factories.size();
         int slices = slices(timing);
         Duration slice = sliceLength(timing);
         List<LockProvider> open = new ArrayList<>();
         try {
+            List<SliceBody> body = new ArrayList<>();
             for (LockProvider.Factory f : factories) {
-                open.add(f.open());
+                LockProvider p = f.open();
+                open.add(p);
+                body.add(bodies.apply(p));
             }
             Slices[] all = new Slices[n];
             for (int i = 0; i < n; i++) {
                 all[i] = new Slices(threads);
                 Slices discard = new Slices(threads);
-                discard.run(open.get(i), names, timing.warmup());
+                var unused = discard.run(body.get(i), timing.warmup());
             }
             for (int round = 0; round < slices; round++) {
                 for (int j = 0; j < n; j++) {
                     int i = (j + round) % n;
                     long[] before = requests.snapshot();
-                    var unused = all[i].run(open.get(i), names, slice);
+                    var unused = all[i].run(body.get(i), slice);
                     all[i].count(Requests.delta(before, requests.snapshot()));
                 }
             }
@@ -436,7 +472,7 @@ public final class ZooKeeperBench {
                         s.stuck,
                         Arrays.stream(s.ops).sum()));
                 requests.row(
-                        "10,000 keys, 8 threads",
+                        scenario + " (alternating)",
                         factories.get(i).name(),
                         s.requests < 0 ? null : new long[] {s.requests, s.writes},
                         Arrays.stream(s.ops).sum());
@@ -481,7 +517,7 @@ public final class ZooKeeperBench {
         }
 
         /** Runs one slice of {@code length}; returns the operations it completed. */
-        long run(LockProvider p, String[] names, Duration length) {
+        long run(SliceBody body, Duration length) {
             int threads = ops.length;
             AtomicBoolean stop = new AtomicBoolean();
             CountDownLatch ready = new CountDownLatch(threads);
@@ -502,9 +538,7 @@ public final class ZooKeeperBench {
                             while (!stop.get()) {
                                 long t0 = System.nanoTime();
                                 try {
-                                    Lock lock = p.lock(names[random.nextInt(names.length)]);
-                                    lock.lock();
-                                    lock.unlock();
+                                    body.run(me, random);
                                 } catch (RuntimeException e) {
                                     errors[me]++;
                                     error.compareAndSet(null, e);
