@@ -393,9 +393,13 @@ public final class ZooKeeperBench {
         }
     }
 
-    /** Slices per implementation in {@link #alternating}: one per half second of the measured duration. */
+    /**
+     * Slices per implementation in {@link #alternating}: one per second of the measured duration. Shorter slices follow
+     * the load more closely but cost more in transitions (threads started and stopped; distlock's per-name watch, kept
+     * while threads wait, is closed at a slice's end and made again at the next one's start).
+     */
     static int slices(Timing timing) {
-        return (int) Math.max(1, Math.min(20, timing.measure().toMillis() / 500));
+        return (int) Math.max(1, Math.min(20, timing.measure().toMillis() / 1000));
     }
 
     static Duration sliceLength(Timing timing) {
