@@ -116,6 +116,29 @@ public final class RedisBench {
     }
 
     /**
+     * Runs only the one-key, 8-separate-clients comparison (distlock, Redisson RLock), with commands per operation.
+     *
+     * @throws io.lettuce.core.RedisException if the server cannot be reached
+     */
+    public static void clients(String uri, Duration phase, PrintStream out) {
+        RedisBench b = new RedisBench(uri, phase, out);
+        try {
+            b.report.title("Redis, one key, 8 separate clients only — " + uri);
+            b.report.environment("start");
+            List<Result> eight = new ArrayList<>();
+            for (LockProvider.Factory f : List.of(b.distlock(), b.redisson(false, false))) {
+                eight.add(b.counted(
+                        "one key, 8 clients", w -> Scenarios.oneKeyManyClients(f, "k8", THREADS, b.timing, w)));
+            }
+            b.report.table(eight, true);
+            b.printPerOp();
+            b.report.environment("end");
+        } finally {
+            b.close();
+        }
+    }
+
+    /**
      * Runs only the 10,000-key comparison (bare reference lock, distlock, Redisson RLock), e.g. under a profiler.
      *
      * @throws io.lettuce.core.RedisException if the server cannot be reached

@@ -2,6 +2,7 @@ package io.distlock.internal;
 
 import io.distlock.LockHold;
 import io.distlock.LockLostException;
+import io.distlock.spi.Grant;
 import io.distlock.spi.HeldLock;
 import io.distlock.spi.OwnerId;
 import java.time.Duration;
@@ -104,6 +105,34 @@ final class HoldImpl implements LockHold {
                 from.storeOwner,
                 from.storeToken,
                 from.lastSpare);
+    }
+
+    /**
+     * A hold the store gave this client with a wake-up ({@link Grant}), taken by {@code owner} as it is: kept in the
+     * store under the grant's id, valid for what the store vouches for; the engine renews it before then.
+     */
+    static HoldImpl ofStoreGrant(
+            LockEngine engine,
+            LockState state,
+            EngineLock lock,
+            OwnerId owner,
+            boolean threadView,
+            Grant grant,
+            long now,
+            long validUntil) {
+        return new HoldImpl(
+                engine,
+                state,
+                lock,
+                owner,
+                threadView,
+                grant.fencingToken(),
+                null,
+                now,
+                validUntil,
+                grant.storeOwner(),
+                grant.fencingToken(),
+                grant.fencingToken() + grant.spareTokens());
     }
 
     private HoldImpl(

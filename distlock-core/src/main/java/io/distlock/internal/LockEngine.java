@@ -6,6 +6,7 @@ import io.distlock.LockAdmin;
 import io.distlock.LockClient;
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.Grant;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.LockStore;
@@ -44,13 +45,23 @@ import org.slf4j.LoggerFactory;
  * unless a local owner holds the lock or, for an acquire that may wait, a local waiter is already there (the first
  * local waiter is the one woken to try). Then it joins the local queue. Only the first local waiter talks to the store:
  * it subscribes, re-checks (so a release between its failed attempt and the subscription is not missed), and sleeps
- * until a wake-up or the holder's remaining lease, whichever is first. A wake-up (store notification, local release,
- * lost local hold) wakes that one waiter. When a local owner releases and a local waiter exists, the lock is handed
+ * until a wake-up or the holder's remaining lease, whichever is first. On a store that subscribes freely (Traits), an
+ * acquire that may wait for a name that was busy for this client within the last second subscribes before its first
+ * attempt, which then is that re-check (so the store can register the client as waiting with its first attempt).
+ * A wake-up (store notification, local release, lost local hold) wakes that one waiter. When a local owner releases and a local waiter exists, the lock is handed
  * over in one round trip with a fresh fencing token (LockStore.handOff), at most handOffLimit times in a row so other
  * clients get their turn. When the store reserved spare tokens with the acquisition (Attempt.Acquired.spareTokens),
  * the hand-off is a succession instead: no round trip, the next spare token, the store keeps the hold under the
  * acquiring owner's id (HoldImpl.storeOwner), and the successor inherits the lease the watchdog last confirmed; holds
  * with a fixed lease never take part, since their lease must start at their own grant.
+ *
+ * Grants with the wake-up. A store may give the lock straight to a waiting client and say so with the wake-up
+ * (LockStore.subscribe with a Grant taker; Redis does). The first local waiter that may take a hold as it is
+ * (non-queued, watchdog-renewed, no attempt of its own under way) takes it with no round trip: the hold is kept in the
+ * store under the grant's id (HoldImpl.storeOwner), is valid for what the store vouches for, and, when that is less
+ * than a watchdog tick, is renewed once ahead of the tick. The grant is refused while any attempt of this client for the
+ * name is on its way (LockState.attemptsInFlight: that attempt may take the hold over itself) or a local holder exists;
+ * the store then treats the message as a plain wake-up.
  *
  * Waiting, non-fair on a store whose queue is the order (queuesEveryWaiter and handsOff: ZooKeeper, etcd). As above,
  * but the first local waiter's attempts queue in the store (it keeps the client's place there and gives it back if it
@@ -78,6 +89,8 @@ public final class LockEngine implements LockClient {
     private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long POLL_BASE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     private static final long POLL_CAP_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    private static final long RECENTLY_BUSY_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final int RECENTLY_BUSY_MAX = 4096;
 
     private final LockStore store;
     private final LockStore.Traits traits;
@@ -89,6 +102,10 @@ public final class LockEngine implements LockClient {
     private final Watchdog watchdog;
     private final ConcurrentHashMap<String, LockState> states = new ConcurrentHashMap<>();
     private final AtomicLong holdIds = new AtomicLong();
+    private final long watchdogTickNanos;
+    /** Name -> when an attempt for it was last busy; see {@link #recentlyBusy}. Bounded by RECENTLY_BUSY_MAX. */
+    private final ConcurrentHashMap<String, Long> recentlyBusy = new ConcurrentHashMap<>();
+
     private volatile boolean closed;
 
     private LockEngine(LockStore store, EngineConfig config) {
@@ -106,6 +123,7 @@ public final class LockEngine implements LockClient {
         scheduler.setRemoveOnCancelPolicy(true);
         this.watchdog = new Watchdog(this, store, ticker, config.watchdogLease());
         long tick = Math.max(1, config.watchdogLease().toNanos() / 3);
+        this.watchdogTickNanos = tick;
         scheduler.scheduleWithFixedDelay(watchdog::tick, tick, tick, TimeUnit.NANOSECONDS);
         store.onPossibleLoss(() -> {
             try {
@@ -296,7 +314,12 @@ public final class LockEngine implements LockClient {
                         throw closedException();
                     }
                     if (w != null && w.status == Waiter.Status.GRANTED) {
-                        return Objects.requireNonNull(w.grant);
+                        HoldImpl grant = Objects.requireNonNull(w.grant);
+                        if (w.grantedByStore) {
+                            metrics.acquired(lock.name(), ticker.read() - start);
+                            lock.fireAcquired(grant.fencingToken);
+                        }
+                        return grant;
                     }
                     long now = ticker.read();
                     if (w != null && w.status == Waiter.Status.CLAIMED) {
@@ -317,6 +340,9 @@ public final class LockEngine implements LockClient {
                                 && (w == null ? first == null || !mayWait : w.inStoreQueue || first == w);
                         attempt = competing && (w == null || w.signalled || now - nextTryAt >= 0);
                     }
+                    if (attempt) {
+                        s.attemptsInFlight++;
+                    }
                     if (w != null) {
                         // consumed here; a signal after this point leaves an unpark permit, so none is missed
                         w.signalled = false;
@@ -336,12 +362,14 @@ public final class LockEngine implements LockClient {
                     long sent = ticker.read();
                     Attempt result;
                     try {
-                        if (w != null && !subscribed) {
+                        if (!subscribed && (w != null || (mayWait && recentlyBusy(lock.name())))) {
                             notifies = subscribe(s);
                             subscribed = true;
                         }
+                        sent = ticker.read();
                         result = store.tryAcquire(s.key, owner, lease, queueAttempt || (queued && mayWait));
                     } catch (RuntimeException e) {
+                        attemptDone(s);
                         leave(s, w);
                         abandonQuietly(s.key, owner); // the grant may have happened with its answer lost
                         if (interruptible && interruptedBy(e)) {
@@ -352,6 +380,7 @@ public final class LockEngine implements LockClient {
                         }
                         throw storeFailure("acquire", s.key, e);
                     }
+                    attemptDone(s);
                     if (result instanceof Attempt.Acquired acquired) {
                         HoldImpl h = new HoldImpl(
                                 this,
@@ -384,9 +413,11 @@ public final class LockEngine implements LockClient {
                         retry = Math.min(retry, backoff.nextNanos());
                     }
                     nextTryAt = ticker.read() + retry;
+                    noteBusy(lock.name());
                     if (w == null) {
                         w = join(s, lock, owner, threadView, fixedLease, queued);
-                        w.signalled = true; // subscribe, then re-check at once
+                        // subscribe, then re-check at once; an attempt made while subscribed was that re-check
+                        w.signalled = !subscribed;
                         continue;
                     }
                 } else if (w == null) {
@@ -462,6 +493,41 @@ public final class LockEngine implements LockClient {
             }
         }
         return false;
+    }
+
+    /**
+     * Whether an attempt for {@code name} was busy a moment ago (within RECENTLY_BUSY_NANOS), so that an acquire that
+     * may wait subscribes before its first attempt; only for stores that subscribe freely.
+     */
+    private boolean recentlyBusy(String name) {
+        if (!traits.subscribesFreely()) {
+            return false;
+        }
+        Long at = recentlyBusy.get(name);
+        return at != null && ticker.read() - at < RECENTLY_BUSY_NANOS;
+    }
+
+    private void noteBusy(String name) {
+        if (!traits.subscribesFreely()) {
+            return;
+        }
+        long now = ticker.read();
+        recentlyBusy.put(name, now);
+        if (recentlyBusy.size() > RECENTLY_BUSY_MAX) {
+            recentlyBusy.values().removeIf(at -> now - at >= RECENTLY_BUSY_NANOS);
+            if (recentlyBusy.size() > RECENTLY_BUSY_MAX) {
+                recentlyBusy.clear();
+            }
+        }
+    }
+
+    private static void attemptDone(LockState s) {
+        s.mutex.lock();
+        try {
+            s.attemptsInFlight--;
+        } finally {
+            s.mutex.unlock();
+        }
     }
 
     private static void endAttempt(LockState s, Waiter w) {
@@ -579,7 +645,7 @@ public final class LockEngine implements LockClient {
         try {
             Subscription sub = s.subscription;
             if (sub == null) {
-                sub = call("subscribe", s.key, () -> store.subscribe(s.key, () -> onWake(s)));
+                sub = call("subscribe", s.key, () -> store.subscribe(s.key, () -> onWake(s), g -> onGrant(s, g)));
                 s.subscription = sub;
             }
             return sub.notifies();
@@ -595,6 +661,55 @@ public final class LockEngine implements LockClient {
         } finally {
             s.mutex.unlock();
         }
+    }
+
+    /**
+     * The store gave the lock to this client with its wake-up: the first local waiter that may take a hold as it is
+     * (non-queued, renewed by the watchdog, no attempt of its own under way) takes it without a round trip. Runs on the
+     * store's I/O thread, so it never blocks; the waiter's thread tells the listeners.
+     */
+    private boolean onGrant(LockState s, Grant g) {
+        // the engine's clock first, then the store's: with the system ticker the validity can only come out shorter
+        long now = ticker.read();
+        long left = g.validUntilNanos() - System.nanoTime();
+        if (left <= 0) {
+            return false;
+        }
+        HoldImpl h;
+        s.mutex.lock();
+        try {
+            if (closed || s.removed || s.holder != null || s.attemptsInFlight > 0) {
+                // a local holder: its hold ended unnoticed, and its release or the watchdog will tell; an attempt on
+                // its way may take the hold over itself
+                return false;
+            }
+            Waiter taker = null;
+            for (Waiter w : s.waiters) {
+                if (!w.queued
+                        && !w.inStoreQueue
+                        && w.fixedLease == null
+                        && !w.attempting
+                        && w.status == Waiter.Status.WAITING) {
+                    taker = w;
+                    break;
+                }
+            }
+            if (taker == null) {
+                return false;
+            }
+            h = HoldImpl.ofStoreGrant(this, s, taker.lock, taker.owner, taker.threadView, g, now, now + left);
+            s.waiters.remove(taker);
+            s.holder = h;
+            s.handOffStreak = 0;
+            taker.grant = h;
+            taker.grantedByStore = true;
+            taker.status = Waiter.Status.GRANTED;
+            taker.signal();
+        } finally {
+            s.mutex.unlock();
+        }
+        activate(h);
+        return true;
     }
 
     void unlockThread(EngineLock lock) {
@@ -827,6 +942,10 @@ public final class LockEngine implements LockClient {
     private void activate(HoldImpl h) {
         if (h.fixedLease == null) {
             watchdog.add(h);
+            long left = h.validUntil() - ticker.read();
+            if (left < watchdogTickNanos + MIN_RETRY_NANOS) {
+                scheduleRenewal(h, left / 2);
+            }
             return;
         }
         long delay = h.validUntil() - ticker.read();
@@ -844,14 +963,33 @@ public final class LockEngine implements LockClient {
         }
     }
 
+    /**
+     * Renews one hold ahead of the watchdog's tick (a hold the store granted with a short claim time), and again at
+     * half of what is left while the store cannot be reached.
+     */
+    void scheduleRenewal(HoldImpl h, long delayNanos) {
+        try {
+            h.expiry = scheduler.schedule(
+                    () -> {
+                        long retry = watchdog.renewOne(h);
+                        if (retry > 0) {
+                            scheduleRenewal(h, retry);
+                        }
+                    },
+                    Math.max(0, delayNanos),
+                    TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the client is closing; close() releases the hold
+        }
+    }
+
     private void stopRenewal(HoldImpl h) {
+        ScheduledFuture<?> f = h.expiry;
+        if (f != null) {
+            f.cancel(false);
+        }
         if (h.fixedLease == null) {
             watchdog.remove(h);
-        } else {
-            ScheduledFuture<?> f = h.expiry;
-            if (f != null) {
-                f.cancel(false);
-            }
         }
     }
 

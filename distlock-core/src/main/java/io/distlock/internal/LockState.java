@@ -35,6 +35,9 @@ final class LockState {
     /** Threads inside acquire or release for this name; the state is dropped only when none are. */
     int users;
 
+    /** Store attempts of this client's owners on their way (decided, answer not yet seen). */
+    int attemptsInFlight;
+
     int handOffStreak;
     boolean removed;
 

@@ -35,6 +35,9 @@ final class Waiter {
     @Nullable
     HoldImpl grant;
 
+    /** The grant came from the store with a wake-up (not from a release of this client): the waiter announces it. */
+    boolean grantedByStore;
+
     volatile boolean signalled;
 
     Waiter(EngineLock lock, OwnerId owner, boolean threadView, @Nullable Duration fixedLease, boolean queued) {

@@ -61,6 +61,45 @@ final class Watchdog {
         return holds.size();
     }
 
+    /**
+     * Renews one hold now (one the store granted with a short claim time). Returns 0 when done (renewed, found lost,
+     * or no longer renewed here); otherwise the store could not be reached and the hold is still valid: the delay after
+     * which to try again, half of what is left.
+     */
+    long renewOne(HoldImpl h) {
+        tickLock.lock();
+        try {
+            if (!holds.contains(h) || !h.isActive()) {
+                return 0;
+            }
+            long sent = ticker.read();
+            Set<HeldLock> gone;
+            try {
+                gone = store.renew(List.of(h.heldLock()), lease);
+            } catch (RuntimeException e) {
+                long left = h.validUntil() - ticker.read();
+                if (left <= 0) {
+                    log.warn("distlock: renewing '{}' failed and its lease ended", h.name(), e);
+                    engine.markLost(h, e);
+                    return 0;
+                }
+                log.debug("distlock: renewing '{}' failed; trying again while its lease lasts", h.name(), e);
+                return Math.max(1_000_000L, left / 2);
+            }
+            if (gone.isEmpty()) {
+                h.renewed(sent + lease.toNanos());
+            } else {
+                engine.markLost(h, null);
+            }
+            return 0;
+        } catch (RuntimeException e) {
+            log.error("distlock: renewing '{}' failed", h.name(), e);
+            return 0;
+        } finally {
+            tickLock.unlock();
+        }
+    }
+
     void tick() {
         if (holds.isEmpty()) {
             return;

@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * The atomic steps a store performs for an exclusive lock. Each method is a single round trip (or as few as the store
@@ -88,6 +89,21 @@ public interface LockStore extends AutoCloseable {
     Subscription subscribe(LockKey key, Runnable wakeUp);
 
     /**
+     * As {@link #subscribe(LockKey, Runnable)}, for a store that can give the lock straight to a waiting client with
+     * its wake-up: it then offers the {@link Grant} to {@code takeGrant} (on its I/O thread; the taker does not block),
+     * which answers true when a waiting owner of the client took the hold as it is. When the taker answers false, the
+     * store treats the message as a plain wake-up: the client's waiters try again, and a store attempt of theirs may
+     * take the hold over, or, with nobody waiting, the store passes the grant on. A store offers a grant only when it
+     * can tell that the grant is newer than every answer of the name it has returned to the client and no attempt of
+     * the client that could take the hold over is on its way, so that a grant that has ended (taken over by an
+     * attempt, expired, passed on) is never offered. The default ignores
+     * {@code takeGrant}.
+     */
+    default Subscription subscribe(LockKey key, Runnable wakeUp, Predicate<Grant> takeGrant) {
+        return subscribe(key, wakeUp);
+    }
+
+    /**
      * Lets the store tell the client at once that its holds may be gone (a session suspended or expired, a connection
      * lost), instead of at the next watchdog tick. The core calls this once, when it starts; the store may call {@code
      * checkNow} from any thread, as often as it likes, and the core then runs {@link #renew} for every renewed hold at
@@ -123,6 +139,15 @@ public interface LockStore extends AutoCloseable {
      * @param expiresHolds the store ends a hold by itself when its lease runs out; when false the core releases a
      *     fixed-lease hold at its end
      * @param handsOff {@link #handOff} is supported
+     * @param subscribesFreely {@link #subscribe} costs no round trip once the client is set up (Redis: one channel
+     *     per client, subscribed once), and an attempt made while subscribed tells the store that the client waits:
+     *     an acquire that may wait, for a name that was busy for this client a moment ago, subscribes before its first
+     *     attempt, which then counts as the re-check after subscribing (one attempt less per contended acquire)
      */
-    record Traits(boolean queuesEveryWaiter, boolean expiresHolds, boolean handsOff) {}
+    record Traits(boolean queuesEveryWaiter, boolean expiresHolds, boolean handsOff, boolean subscribesFreely) {
+        /** Traits of a store whose subscription may cost a round trip. */
+        public Traits(boolean queuesEveryWaiter, boolean expiresHolds, boolean handsOff) {
+            this(queuesEveryWaiter, expiresHolds, handsOff, false);
+        }
+    }
 }

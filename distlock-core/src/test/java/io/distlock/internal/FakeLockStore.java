@@ -2,6 +2,7 @@ package io.distlock.internal;
 
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.Grant;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.HeldLock;
 import io.distlock.spi.LockKey;
@@ -20,6 +21,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -41,6 +43,8 @@ final class FakeLockStore implements LockStore {
     boolean handsOff = true;
     /** Reports queuesEveryWaiter (its queue is the order), though like the rest of this store it keeps no queue. */
     boolean queuesEveryWaiter;
+    /** Reports subscribesFreely. */
+    boolean subscribesFreely;
     /** Tokens reserved after each grant's own, for local successions. */
     volatile int spareTokens;
 
@@ -157,6 +161,38 @@ final class FakeLockStore implements LockStore {
         this.checkNow = checkNow;
     }
 
+    final Map<String, List<Predicate<Grant>>> grantTakers = new ConcurrentHashMap<>();
+
+    /**
+     * Gives the lock to this client as a release would give it to a waiting client (the store's hold becomes {@code
+     * grantOwner} with {@code token}), and offers the grant to the subscribed engine; returns whether it was taken.
+     */
+    boolean grant(String name, String grantOwner, long token, int spare, Duration validFor) {
+        synchronized (this) {
+            holders.put(name, new OwnerId(grantOwner));
+            fences.put(name, token + spare);
+        }
+        Grant g = new Grant(new OwnerId(grantOwner), token, spare, System.nanoTime() + validFor.toNanos());
+        for (Predicate<Grant> taker : grantTakers.getOrDefault(name, List.of())) {
+            if (taker.test(g)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public Subscription subscribe(LockKey key, Runnable wakeUp, Predicate<Grant> takeGrant) {
+        Subscription inner = subscribe(key, wakeUp);
+        grantTakers
+                .computeIfAbsent(key.name(), k -> new CopyOnWriteArrayList<>())
+                .add(takeGrant);
+        return () -> {
+            inner.close();
+            grantTakers.getOrDefault(key.name(), new ArrayList<>()).remove(takeGrant);
+        };
+    }
+
     @Override
     public Subscription subscribe(LockKey key, Runnable wakeUp) {
         subscribeCalls.incrementAndGet();
@@ -192,7 +228,7 @@ final class FakeLockStore implements LockStore {
 
     @Override
     public Traits traits() {
-        return new Traits(queuesEveryWaiter, true, handsOff);
+        return new Traits(queuesEveryWaiter, true, handsOff, subscribesFreely);
     }
 
     @Override

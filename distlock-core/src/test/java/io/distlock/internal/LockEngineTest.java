@@ -164,6 +164,162 @@ class LockEngineTest {
         assertThat(store.holders).as("released through the acquiring owner").isEmpty();
     }
 
+    /** On a store that subscribes freely, an acquire of a name that was just busy subscribes before its attempt. */
+    @Test
+    void contendedAcquire_onAStoreThatSubscribesFreely_makesOneAttemptBeforeWaiting() throws Exception {
+        store.subscribesFreely = true;
+        DistributedLock lock = engine(Duration.ofSeconds(30)).lock("r");
+        store.holders.put("r", new OwnerId("other:t1"));
+        Thread first = new Thread(() -> {
+            try {
+                assertThat(lock.tryLock(200, TimeUnit.MILLISECONDS)).isFalse();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        first.start();
+        first.join(5000);
+        assertThat(store.tryAcquireCalls).as("attempt, subscribe, re-check").hasValue(2);
+        Thread second = new Thread(() -> {
+            lock.lock();
+            lock.unlock();
+        });
+        second.start();
+        awaitParked(second);
+        assertThat(store.tryAcquireCalls)
+                .as("subscribed first: its one attempt was the re-check")
+                .hasValue(3);
+        assertThat(store.release(new io.distlock.spi.LockKey("r"), new OwnerId("other:t1")))
+                .isTrue();
+        second.join(5000);
+        assertThat(second.isAlive()).isFalse();
+        assertThat(store.holders).doesNotContainKey("r");
+    }
+
+    /** A store gave the lock to this client with the wake-up: the waiting thread takes it as it is, with no request. */
+    @Test
+    void storeGrant_isTakenByTheWaiter_withoutARoundTrip() throws Exception {
+        DistributedLock lock = engine(Duration.ofSeconds(30)).lock("g");
+        store.holders.put("g", new OwnerId("other:t1"));
+        long[] token = new long[1];
+        CountDownLatch acquired = new CountDownLatch(1);
+        CountDownLatch mayRelease = new CountDownLatch(1);
+        Thread t = new Thread(() -> {
+            lock.lock();
+            token[0] = lock.fencingToken();
+            acquired.countDown();
+            awaitQuietly(mayRelease);
+            lock.unlock();
+        });
+        t.start();
+        awaitParked(t);
+        int attempts = store.tryAcquireCalls.get();
+        assertThat(store.grant("g", "c9:w1#40", 40, 3, Duration.ofSeconds(5))).isTrue();
+        assertThat(acquired.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(token[0]).isEqualTo(40);
+        assertThat(store.tryAcquireCalls).as("no attempt after the grant").hasValue(attempts);
+        mayRelease.countDown();
+        t.join(5000);
+        // the release is owner-checked: it ended the hold only because it used the grant's id
+        assertThat(store.holders).doesNotContainKey("g");
+        assertThat(store.releaseCalls).hasValue(1);
+    }
+
+    /** A grant that lasts less than a watchdog tick is renewed, under the grant's id, before it ends. */
+    @Test
+    void storeGrant_isRenewedBeforeItsShortValidityEnds() throws Exception {
+        DistributedLock lock = engine(Duration.ofSeconds(30)).lock("g");
+        store.holders.put("g", new OwnerId("other:t1"));
+        AtomicBoolean heldLater = new AtomicBoolean();
+        CountDownLatch acquired = new CountDownLatch(1);
+        Thread t = new Thread(() -> {
+            lock.lock();
+            acquired.countDown();
+            try {
+                Thread.sleep(700);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            heldLater.set(lock.isHeldByCurrentThread());
+            lock.unlock();
+        });
+        t.start();
+        awaitParked(t);
+        assertThat(store.grant("g", "c9:w1#7", 7, 0, Duration.ofMillis(300))).isTrue();
+        assertThat(acquired.await(5, TimeUnit.SECONDS)).isTrue();
+        t.join(5000);
+        assertThat(store.renewBatchSizes)
+                .as("renewed ahead of the watchdog tick")
+                .isNotEmpty();
+        assertThat(heldLater).as("still held after the grant's own validity").isTrue();
+        assertThat(store.holders).doesNotContainKey("g");
+    }
+
+    /** No grant is taken while an attempt of the client is on its way: that attempt may take the hold over itself. */
+    @Test
+    void storeGrant_isRefusedWhileAnAttemptIsOnItsWay() throws Exception {
+        DistributedLock lock = engine(Duration.ofSeconds(30)).lock("g");
+        store.holders.put("g", new OwnerId("other:t1"));
+        Thread waiter = new Thread(() -> {
+            lock.lock();
+            lock.unlock();
+        });
+        waiter.start();
+        awaitParked(waiter);
+        AtomicBoolean triedAndGot = new AtomicBoolean(true);
+        Thread newcomer = new Thread(() -> triedAndGot.set(lock.tryLock()));
+        store.delayedThread = newcomer; // its one attempt is held on the way
+        newcomer.start();
+        assertThat(store.delayedArrived.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(store.grant("g", "c9:w1#9", 9, 0, Duration.ofSeconds(5)))
+                .as("not taken while the newcomer's attempt is on its way")
+                .isFalse();
+        store.gate.countDown();
+        newcomer.join(5000);
+        assertThat(triedAndGot).isFalse();
+        assertThat(store.release(new io.distlock.spi.LockKey("g"), new OwnerId("c9:w1#9")))
+                .isTrue();
+        waiter.join(5000);
+        assertThat(waiter.isAlive()).isFalse();
+    }
+
+    /** A waiter with a fixed lease does not take a grant as it is: its lease must start at its own grant. */
+    @Test
+    void storeGrant_isNotTakenByAWaiterWithAFixedLease() throws Exception {
+        DistributedLock lock = engine(Duration.ofSeconds(30)).lock("g");
+        store.holders.put("g", new OwnerId("other:t1"));
+        AtomicBoolean got = new AtomicBoolean();
+        Thread t = new Thread(() -> {
+            try {
+                got.set(lock.tryLock(300, 10_000, TimeUnit.MILLISECONDS));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        t.start();
+        awaitParked(t);
+        assertThat(store.grant("g", "c9:w1#11", 11, 0, Duration.ofSeconds(5))).isFalse();
+        t.join(5000);
+        assertThat(got).isFalse();
+    }
+
+    private static void awaitParked(Thread t) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (t.getState() != Thread.State.WAITING && t.getState() != Thread.State.TIMED_WAITING) {
+            assertThat(System.nanoTime() - deadline).as("thread parked in time").isNegative();
+            Thread.sleep(5);
+        }
+        Thread.sleep(50); // its attempts are done
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            var unused = latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** A thread that released through the store and comes back at once does not pass the waiter the release woke. */
     @Test
     void newcomer_doesNotBargePastItsOwnClientsWaiter() throws Exception {

@@ -36,6 +36,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -85,6 +86,7 @@ final class RedisConnections implements AutoCloseable {
     private final AtomicLong wakeUpsReceived = new AtomicLong();
     private final AtomicLong wakeUpsUnclaimed = new AtomicLong();
     private volatile Consumer<String> unclaimed = name -> {};
+    private volatile BiPredicate<String, String> grants = (name, grant) -> false;
     private final @Nullable AbstractRedisClient listenedClient;
     /** The Cluster client, for topology refreshes before re-subscribing sharded channels; null when standalone. */
     private volatile @Nullable RedisClusterClient clusterClient;
@@ -522,9 +524,34 @@ final class RedisConnections implements AutoCloseable {
         dispatchAll();
     }
 
-    /** A wake-up for {@code name}: runs its registrations, or passes it on when there are none. */
-    private void dispatch(String name) {
+    /**
+     * Called (on the I/O thread) with a wake-up that carries a grant (the message is the name's tag followed by the
+     * grant): answers true when the grant was taken, and the message is done with; false makes it a plain wake-up for
+     * the tag. Must not block.
+     */
+    void onGrant(BiPredicate<String, String> handler) {
+        this.grants = Objects.requireNonNull(handler, "handler");
+    }
+
+    /**
+     * A wake-up message: the name's tag {@code <prefix>{...}} (whose first '}' ends it: the prefix and the encoded
+     * name contain none), and after it the grant the release made to this client, if it made one. A grant is offered
+     * first; otherwise the message runs the tag's registrations, or is passed on when there are none.
+     */
+    private void dispatch(String message) {
         wakeUpsReceived.incrementAndGet();
+        String name = message;
+        int end = message.indexOf('}');
+        if (end >= 0 && end + 1 < message.length()) {
+            name = message.substring(0, end + 1);
+            try {
+                if (grants.test(name, message.substring(end + 1))) {
+                    return;
+                }
+            } catch (RuntimeException e) {
+                log.warn("distlock: taking a grant for {} failed; waking its waiters instead", name, e);
+            }
+        }
         Set<Registration> of = names.get(name);
         boolean claimed = false;
         if (of != null) {

@@ -3,6 +3,7 @@ package io.distlock.redis;
 import io.distlock.DistributedLockException;
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.Grant;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.HeldLock;
 import io.distlock.spi.LockKey;
@@ -26,6 +27,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,8 +53,10 @@ import org.slf4j.LoggerFactory;
  * Waiting (wake-one.lua has the details): a client's first waiter subscribes (one channel per client, kept; the
  * subscription only registers the name locally) and from then on its attempts carry an entry '<clientId>:w<n>' (n per
  * wait): busy, the entry joins the name's waiting clients (order zset + deadline zset); granted, it leaves them. A
- * release gives the lock to the oldest live entry (the hold becomes the entry for CLAIM, and one PUBLISH tells that
- * client; its next attempt takes the hold with a fresh token) or, with nobody waiting, deletes it. Abandon, forced
+ * release gives the lock to the oldest live entry (the hold becomes '<entry>#<token>' for CLAIM with a fresh token, and
+ * one PUBLISH tells that client: it takes the hold as it is with no round trip when it can prove the grant current, see
+ * onGrant, or else its next attempt takes the hold over with its own id, lease and token) or, with nobody waiting,
+ * deletes it. So a hand-off between clients costs the release and the message, not a third request. Abandon, forced
  * release and fair-queue changes free the lock and tell one client. A client told of a name it no longer waits for
  * passes it on (lock-pass-on.lua); a wait that ends while registered leaves (the same script, run when the
  * subscription closes). A lost message costs at most Busy.retryWithin: the remaining lease of the hold or claim the
@@ -68,9 +73,16 @@ import org.slf4j.LoggerFactory;
 final class RedisLockStore implements LockStore {
     private static final Logger log = LoggerFactory.getLogger(RedisLockStore.class);
     private static final int RENEW_BATCH = 1000;
-    private static final Traits TRAITS = new Traits(false, true, true);
+    private static final Traits TRAITS = new Traits(false, true, true, true);
+    private static final Traits SPIN_TRAITS = new Traits(false, true, true);
     /** How long a waiting client has to take a lock that a release gave it (see wake-one.lua). */
     static final Duration CLAIM = Duration.ofSeconds(1);
+    /** Taken off a grant's claim time for what a lower bound of its time cannot see (clock rates). */
+    private static final Duration CLAIM_MARGIN = Duration.ofMillis(50);
+    /** A grant that would be valid for less is not taken as it is (a waiting attempt takes it over instead). */
+    private static final Duration MIN_GRANT_VALIDITY = Duration.ofMillis(100);
+    /** Tokens a grant to a waiting client reserves after its own (wake-one.lua's GRANT_SPARE). */
+    static final int GRANT_SPARE = 16;
 
     private final RedisConnections redis;
     private final KeyLayout layout;
@@ -82,8 +94,10 @@ final class RedisLockStore implements LockStore {
     private final String claimMillis = millis(CLAIM);
     private final AtomicLong passedOn = new AtomicLong();
     private final AtomicLong waits = new AtomicLong();
-    /** Tag -> the entry '<clientId>:w<n>' of this client's current wait (open subscription) for that name. */
-    private final Map<String, String> entries = new ConcurrentHashMap<>();
+    /** Tag -> this client's current wait (open subscription) for that name. */
+    private final Map<String, Wait> entries = new ConcurrentHashMap<>();
+
+    private final AtomicLong grantsTaken = new AtomicLong();
     /** Entries this client has among the waiting clients in Redis (their last attempt was busy). */
     private final Set<String> registered = ConcurrentHashMap.newKeySet();
 
@@ -115,6 +129,7 @@ final class RedisLockStore implements LockStore {
         this.publish = spin ? "" : sharded ? "SPUBLISH" : "PUBLISH";
         if (!spin) {
             redis.onUnclaimed(this::passOn);
+            redis.onGrant(this::onGrant);
         }
         this.minReplicas = minReplicas;
         this.replicaTimeout = replicaTimeout;
@@ -134,7 +149,47 @@ final class RedisLockStore implements LockStore {
         String holdKey = KeyLayout.key(tag, KeyLayout.HOLD);
         String fenceKey = KeyLayout.key(tag, KeyLayout.FENCE);
         // a client with a waiter for this name registers among its waiting clients (busy) or leaves them (granted)
-        String entry = spin ? null : entries.get(tag);
+        Wait wait = spin ? null : entries.get(tag);
+        String entry = wait == null ? null : wait.entry;
+        if (wait != null) {
+            wait.attemptStarts();
+        }
+        long sent = System.nanoTime();
+        List<Object> answer = null;
+        try {
+            answer = acquire(tag, holdKey, fenceKey, owner, lease, queue, entry);
+        } finally {
+            if (wait != null) {
+                wait.attemptEnded(sent, answer);
+            }
+        }
+        long status = number(answer, 0);
+        long value = number(answer, 1);
+        if (entry != null) {
+            if (status == 1) {
+                registered.remove(entry); // the granting script removed the entry
+            } else if (!queue) {
+                registered.add(entry);
+            }
+        }
+        if (status != 1) {
+            return Attempt.busy(Duration.ofMillis(value));
+        }
+        if (minReplicas > 0) {
+            awaitReplicas(key, tag, owner);
+        }
+        // lock-acquire.lua reserves tokens for the client's local successions; the fair queue's script reserves none
+        return Attempt.acquired(value, answer.size() > 2 ? Math.toIntExact(number(answer, 2)) : 0);
+    }
+
+    private List<Object> acquire(
+            String tag,
+            String holdKey,
+            String fenceKey,
+            OwnerId owner,
+            Duration lease,
+            boolean queue,
+            @Nullable String entry) {
         List<Object> answer;
         if (queue) {
             String[] keys = {
@@ -173,23 +228,7 @@ final class RedisLockStore implements LockStore {
                     owner.value(),
                     millis(lease));
         }
-        long status = number(answer, 0);
-        long value = number(answer, 1);
-        if (entry != null) {
-            if (status == 1) {
-                registered.remove(entry); // the granting script removed the entry
-            } else if (!queue) {
-                registered.add(entry);
-            }
-        }
-        if (status != 1) {
-            return Attempt.busy(Duration.ofMillis(value));
-        }
-        if (minReplicas > 0) {
-            awaitReplicas(key, tag, owner);
-        }
-        // lock-acquire.lua reserves tokens for the client's local successions; the fair queue's script reserves none
-        return Attempt.acquired(value, answer.size() > 2 ? Math.toIntExact(number(answer, 2)) : 0);
+        return answer;
     }
 
     @Override
@@ -223,14 +262,18 @@ final class RedisLockStore implements LockStore {
         return released != null && released == 1L;
     }
 
-    /** The keys of a script that may wake a waiting client: hold, queue, waiters, wait order, wait deadlines. */
+    /**
+     * The keys of a script that may wake a waiting client: hold, queue, waiters, wait order, wait deadlines, fence
+     * counter (a grant to a waiting client takes a token).
+     */
     private static String[] wakeKeys(String tag) {
         return new String[] {
             KeyLayout.key(tag, KeyLayout.HOLD),
             KeyLayout.key(tag, KeyLayout.QUEUE),
             KeyLayout.key(tag, KeyLayout.WAITERS),
             KeyLayout.key(tag, KeyLayout.WAKE_ORDER),
-            KeyLayout.key(tag, KeyLayout.WAKE_DEADLINES)
+            KeyLayout.key(tag, KeyLayout.WAKE_DEADLINES),
+            KeyLayout.key(tag, KeyLayout.FENCE)
         };
     }
 
@@ -422,21 +465,120 @@ final class RedisLockStore implements LockStore {
 
     @Override
     public Subscription subscribe(LockKey key, Runnable wakeUp) {
+        return subscribe(key, wakeUp, grant -> false);
+    }
+
+    @Override
+    public Subscription subscribe(LockKey key, Runnable wakeUp, Predicate<Grant> takeGrant) {
         if (spin) {
             return Subscription.none();
         }
         String tag = layout.tag(key.name());
         // one channel per client, subscribed once and kept; sharded: one per slot and client, kept
         Subscription inner = redis.subscribe(wakeChannel(tag), true, sharded, tag, wakeUp);
-        String entry = clientId + ":w" + waits.incrementAndGet();
-        entries.put(tag, entry);
+        Wait wait = new Wait(clientId + ":w" + waits.incrementAndGet(), takeGrant);
+        entries.put(tag, wait);
         return () -> {
             inner.close();
-            entries.remove(tag, entry);
-            if (registered.remove(entry)) {
-                leave(tag, entry);
+            entries.remove(tag, wait);
+            if (registered.remove(wait.entry)) {
+                leave(tag, wait.entry);
             }
         };
+    }
+
+    /**
+     * A release gave the lock to this client: {@code grant} is '<entry>#<token>', the hold's value (wake-one.lua).
+     * Offered to the engine only when it is the current wait's and provably current: its token is greater than every
+     * fence value this wait's attempts saw (so each of their scripts ran before the grant, and none took the hold over:
+     * none is on its way either), which also makes the send time of the latest of them a lower bound of the grant's
+     * time, so the claim lasts at least until that time plus CLAIM. Otherwise (or when no waiter can take it) the
+     * message is a plain wake-up: a waiting attempt takes the hold over, or, with nobody waiting, it is passed on.
+     */
+    private boolean onGrant(String tag, String grant) {
+        int hash = grant.lastIndexOf('#');
+        Wait wait = entries.get(tag);
+        if (hash <= 0
+                || wait == null
+                || minReplicas > 0
+                || !grant.regionMatches(0, wait.entry, 0, hash)
+                || hash != wait.entry.length()) {
+            return false;
+        }
+        long token;
+        try {
+            token = Long.parseLong(grant.substring(hash + 1));
+        } catch (NumberFormatException e) {
+            return false;
+        }
+        synchronized (wait) {
+            if (wait.inFlight > 0 || !wait.seen || token <= wait.maxFence) {
+                return false;
+            }
+            long validUntil = wait.lastSent + CLAIM.toNanos() - CLAIM_MARGIN.toNanos();
+            if (validUntil - System.nanoTime() < MIN_GRANT_VALIDITY.toNanos()) {
+                return false;
+            }
+            if (!wait.takeGrant.test(new Grant(new OwnerId(grant), token, GRANT_SPARE, validUntil))) {
+                return false;
+            }
+            wait.maxFence = token + GRANT_SPARE;
+        }
+        registered.remove(wait.entry); // the granting script removed the entry
+        grantsTaken.incrementAndGet();
+        return true;
+    }
+
+    /** Grants this client took with a wake-up, without a round trip; for tests. */
+    long grantsTaken() {
+        return grantsTaken.get();
+    }
+
+    /**
+     * One wait of this client for one name (an open subscription): its entry among the waiting clients, and what its
+     * attempts saw of the name, which tells whether a grant heard of later is current (see {@link #onGrant}).
+     */
+    private static final class Wait {
+        final String entry;
+        final Predicate<Grant> takeGrant;
+        /** Attempts carrying the entry on their way (they may take a grant over). Guarded by this. */
+        int inFlight;
+        /** Whether an answer with a fence value came back. Guarded by this. */
+        boolean seen;
+        /** The greatest fence value or token the attempts saw. Guarded by this. */
+        long maxFence;
+        /** When the latest attempt that came back with a fence value was sent (System.nanoTime). Guarded by this. */
+        long lastSent;
+
+        Wait(String entry, Predicate<Grant> takeGrant) {
+            this.entry = entry;
+            this.takeGrant = takeGrant;
+        }
+
+        synchronized void attemptStarts() {
+            inFlight++;
+        }
+
+        /** {@code answer} null when the attempt failed. */
+        synchronized void attemptEnded(long sent, @Nullable List<Object> answer) {
+            inFlight--;
+            if (answer == null || answer.size() < 2) {
+                return;
+            }
+            long fence;
+            if (number(answer, 0) == 1) {
+                fence = number(answer, 1) + (answer.size() > 2 ? number(answer, 2) : 0);
+            } else if (answer.size() > 2) {
+                fence = number(answer, 2);
+            } else {
+                return;
+            }
+            maxFence = Math.max(maxFence, fence);
+            if (!seen || sent - lastSent > 0) {
+                lastSent = sent;
+            }
+            seen = true;
+        }
     }
 
     /**
@@ -532,7 +674,7 @@ final class RedisLockStore implements LockStore {
 
     @Override
     public Traits traits() {
-        return TRAITS;
+        return spin ? SPIN_TRAITS : TRAITS;
     }
 
     /**

@@ -9,13 +9,13 @@
 -- ARGV[2]  lease in milliseconds                                                                       client waits)
 -- ARGV[3]  entry '<clientId>:w<n>' of the owner's client, which waits for the lock: a busy attempt registers it among
 --          the waiting clients (so that a release gives the lock to that client, see wake-one.lua), a grant removes
---          it; a hold that is an entry of this client (given to the client by a release) is taken over
+--          it; a hold '<entry>#<token>' with an entry of this client (given to the client by a release) is taken over
 --
 -- Returns {1, fencingToken, spareTokens} when acquired: the counter moves on by 1 + spareTokens, so the tokens up to
 -- fencingToken + spareTokens are reserved for the client's local successions of this hold (threads of the client that
 -- take the hold over without a round trip while the hold stays under this owner; see Attempt.Acquired);
--- {0, retryWithinMillis} when busy: the hold's remaining lease, with ARGV[3]
--- at most 5000. A hold of the same owner counts as busy, like anybody's: the client counts re-entry itself, and an
+-- {0, retryWithinMillis} when busy: the hold's remaining lease, with ARGV[3] at most 5000, and then also the fence
+-- counter as third element (a grant the client hears of later with a greater token was made after this answer). A hold of the same owner counts as busy, like anybody's: the client counts re-entry itself, and an
 -- attempt that arrives after a hand-off already gave this owner the lock must not grant it a second time with another
 -- token. Without ARGV[3] a failed attempt leaves nothing behind; with it, it leaves the client's registration, which
 -- expires by itself at most 2 s after the returned time.
@@ -27,11 +27,15 @@ local function granted()
   return {1, redis.call('INCRBY', fenceKey, SPARE + 1) - SPARE, SPARE}
 end
 
--- free, or given to this waiting client by a release: the hold is an entry of this client (see wake-one.lua), this
--- wait's or an earlier one's, which any waiting owner of the client may take
+-- free, or given to this waiting client by a release: the hold is '<entry>#<token>' with an entry of this client (see
+-- wake-one.lua), this wait's or an earlier one's, which any waiting owner of the client may take
 local function givenToUs()
   local hold = redis.call('GET', holdKey)
-  return hold and string.match(hold, '^([^:]+):w%d+$') == string.match(entry, '^[^:]+'), hold
+  if not hold then
+    return false
+  end
+  local given = string.match(hold, '^([^#]+)#%d+$')
+  return given and string.match(given, '^([^:]+):w%d+$') == string.match(entry, '^[^:]+'), given
 end
 if redis.call('SET', holdKey, owner, 'NX', 'PX', leaseMillis) then
   if entry then
@@ -69,5 +73,6 @@ if entry then
   if redis.call('PTTL', deadlineKey) < keep then
     redis.call('PEXPIRE', deadlineKey, keep)
   end
+  return {0, ttl, tonumber(redis.call('GET', fenceKey)) or 0}
 end
 return {0, ttl}

@@ -8,6 +8,7 @@
 -- KEYS[3]  waiter times   <prefix>{name}:waiters  fair-queue owner id -> deadline
 -- KEYS[4]  wait order     <prefix>{name}:wq       waiting-client entry -> time it started waiting (µs)
 -- KEYS[5]  wait deadlines <prefix>{name}:wd       waiting-client entry -> time it comes back by itself (ms)
+-- KEYS[6]  fence counter  <prefix>{name}:fence    integer, the last fencing token issued
 -- ARGV[1]  the entry '<clientId>:w<n>' of the wait that ended, or '' (a wake-up that came when nothing waited)
 -- ARGV[2]  client id passing the wake-up on (never woken by this script)
 -- ARGV[3]  wake channel prefix: a client is woken on ARGV[3] .. <client id>
@@ -29,11 +30,11 @@ if entry ~= '' then
 end
 local hold = redis.call('GET', holdKey)
 if hold then
-  local client, n = string.match(hold, '^([^:]+):w(%d+)$')
-  if hold == entry or (client == passer and tonumber(n) <= endedUpTo) then
+  local client, n, given = grantOf(hold)
+  if client and (given == entry or (client == passer and n <= endedUpTo)) then
     -- the lock was given to a wait of ours that ended: give it to the next waiting client
-    if grantNext(holdKey, KEYS[2], KEYS[3], orderKey, deadlineKey, wakePrefix, payload, publish, passer, endedUpTo,
-                 claimMillis) then
+    if grantNext(holdKey, KEYS[6], KEYS[2], KEYS[3], orderKey, deadlineKey, wakePrefix, payload, publish, passer,
+                 endedUpTo, claimMillis) then
       return 1
     end
   end

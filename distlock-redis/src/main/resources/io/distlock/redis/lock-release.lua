@@ -8,6 +8,7 @@
 -- KEYS[3]  waiter times   <prefix>{name}:waiters  fair-queue owner id -> deadline         them the hold is deleted and
 -- KEYS[4]  wait order     <prefix>{name}:wq       waiting-client entry -> time it started waiting (µs)   nobody told)
 -- KEYS[5]  wait deadlines <prefix>{name}:wd       waiting-client entry -> time it comes back by (ms)
+-- KEYS[6]  fence counter  <prefix>{name}:fence    integer, the last fencing token issued (a grant to a waiting client)
 -- ARGV[1]  owner id
 -- ARGV[2]  wake channel prefix: a client is woken on ARGV[2] .. <client id>
 -- ARGV[3]  publish command: PUBLISH or SPUBLISH, or '' to publish nothing (spin waiting)
@@ -22,10 +23,10 @@ local owner, wakePrefix, publish, payload = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 if redis.call('GET', holdKey) ~= owner then
   return 0
 end
--- an uncontended release (nobody waiting, no fair queue) runs GET, ZCARD, LLEN, DEL only
-if KEYS[5] and (redis.call('ZCARD', KEYS[4]) > 0 or redis.call('LLEN', KEYS[2]) > 0) then
-  grantNext(holdKey, KEYS[2], KEYS[3], KEYS[4], KEYS[5], wakePrefix, payload, publish, clientOf(owner), math.huge,
-            tonumber(ARGV[5]))
+-- an uncontended release (nobody waiting, no fair queue) runs GET, EXISTS, DEL only
+if KEYS[5] and redis.call('EXISTS', KEYS[4], KEYS[2]) > 0 then
+  grantNext(holdKey, KEYS[6], KEYS[2], KEYS[3], KEYS[4], KEYS[5], wakePrefix, payload, publish, clientOf(owner),
+            math.huge, tonumber(ARGV[5]))
 else
   redis.call('DEL', holdKey)
 end

@@ -10,22 +10,39 @@
 -- and leaves when it acquires or stops waiting (lock-pass-on.lua). An entry whose deadline has passed is stale (the
 -- client died, or was woken and did not come back) and is dropped when it reaches the front.
 --
--- A release (grantNext) gives the lock straight to the oldest waiting entry: the hold becomes the entry itself (no
--- owner id has that form, so no owner can renew, release or hand it off) for a short claim time, and the entry's
--- client is woken; its next waiting attempt (of that wait or a later one) takes the hold with its own owner id and
--- lease and a fresh fencing token. So the lock is never free in between, no barging attempt can take it, and the waiting clients are
--- served in order. A claim not taken in time expires like any hold; a client that stops waiting gives its claim to
--- the next entry (lock-pass-on.lua). A lost or misdirected message costs a waiter at most its own retry time
--- (Busy.retryWithin: the remaining lease of the hold it saw, or of the claim).
+-- A release (grantNext) gives the lock straight to the oldest waiting entry, with a fencing token: the hold becomes
+-- '<entry>#<token>' (no owner id has that form) for a short claim time, the counter moves on by 1 + GRANT_SPARE (like a
+-- plain grant, so the tokens after it are reserved for local successions), and the entry's client is woken with the
+-- message '<payload><entry>#<token>'. That client may take the hold as it is, under that id and with that token, with
+-- no round trip (RedisLockStore.onGrant, which checks that the grant is newer than everything it saw of the name and
+-- renews it before the claim time ends); or its next waiting attempt (of that wait or a later one) takes it over with
+-- its own owner id and lease and a fresh token (lock-acquire.lua). So the lock is never free in between, no barging
+-- attempt can take it, and the waiting clients are served in order. A claim not taken in time expires like any hold; a
+-- client that stops waiting gives its claim to the next entry (lock-pass-on.lua). A lost or misdirected message costs
+-- a waiter at most its own retry time (Busy.retryWithin: the remaining lease of the hold it saw, or of the claim).
+
+local GRANT_SPARE = 16 -- as lock-acquire.lua's SPARE; RedisLockStore.GRANT_SPARE
 
 local function nowMillis()
   local time = redis.call('TIME')
   return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
 
--- the client id of an owner id '<clientId>:t<n>' / '<clientId>:h<n>' or an entry '<clientId>:w<n>'
+-- the client id of an owner id '<clientId>:t<n>' / '<clientId>:h<n>', an entry '<clientId>:w<n>' or a grant
+-- '<clientId>:w<n>#<token>'
 local function clientOf(owner)
   return string.match(owner, '^[^:]+')
+end
+
+-- the client id, the wait number and the entry of a hold that a release gave to a waiting client, '<entry>#<token>';
+-- nil for any other hold
+local function grantOf(hold)
+  local entry = string.match(hold, '^([^#]+)#%d+$')
+  if not entry then
+    return nil
+  end
+  local client, n = string.match(entry, '^([^:]+):w(%d+)$')
+  return client, tonumber(n), entry
 end
 
 -- The next waiter other than the client skip: 'head', client for a live fair-queue head; 'entry', client, entry for the
@@ -87,23 +104,29 @@ local function wakeOne(queueKey, waitersKey, orderKey, deadlineKey, wakePrefix, 
   return client
 end
 
--- Ends the current hold: gives the lock to the oldest waiting entry for claimMillis (see above), or, with a live fair
--- queue head or nobody waiting, deletes the hold and wakes the head's client. Returns the client told, or false.
-local function grantNext(holdKey, queueKey, waitersKey, orderKey, deadlineKey, wakePrefix, payload, publish, skip,
-                         skipEnded, claimMillis)
+-- Ends the current hold: gives the lock to the oldest waiting entry for claimMillis with a fresh token (see above), or,
+-- with a live fair queue head or nobody waiting, deletes the hold and wakes the head's client. Returns the client told,
+-- or false.
+local function grantNext(holdKey, fenceKey, queueKey, waitersKey, orderKey, deadlineKey, wakePrefix, payload, publish,
+                         skip, skipEnded, claimMillis)
   if publish == '' then
     redis.call('DEL', holdKey)
     return false
   end
-  local kind, client, entry, now = nextWaiter(queueKey, waitersKey, orderKey, deadlineKey, skip, skipEnded)
+  local kind, client, entry = nextWaiter(queueKey, waitersKey, orderKey, deadlineKey, skip, skipEnded)
+  local message = payload
   if kind == 'entry' then
-    redis.call('SET', holdKey, entry, 'PX', claimMillis)
-    redis.call('ZADD', deadlineKey, 'XX', now + claimMillis, entry)
+    local grant = entry .. '#' .. (redis.call('INCRBY', fenceKey, GRANT_SPARE + 1) - GRANT_SPARE)
+    redis.call('SET', holdKey, grant, 'PX', claimMillis)
+    -- the entry leaves the waiting clients: its client takes the grant, or, still waiting, registers anew
+    redis.call('ZREM', orderKey, entry)
+    redis.call('ZREM', deadlineKey, entry)
+    message = payload .. grant
   else
     redis.call('DEL', holdKey)
   end
   if kind then
-    redis.call(publish, wakePrefix .. client, payload)
+    redis.call(publish, wakePrefix .. client, message)
     return client
   end
   return false
