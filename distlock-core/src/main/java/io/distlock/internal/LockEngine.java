@@ -89,6 +89,8 @@ public final class LockEngine implements LockClient {
     private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long POLL_BASE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     private static final long POLL_CAP_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    private static final int JOIN_TRY = -1;
+    private static final int JOIN_QUIET = -2;
     private static final long RECENTLY_BUSY_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final int RECENTLY_BUSY_MAX = 4096;
 
@@ -300,6 +302,7 @@ public final class LockEngine implements LockClient {
             boolean subscribed = false;
             boolean notifies = true;
             Waiter w = null;
+            int wakeUpsBefore = 0;
             for (; ; ) {
                 boolean attempt;
                 boolean queueAttempt = false;
@@ -342,6 +345,7 @@ public final class LockEngine implements LockClient {
                     }
                     if (attempt) {
                         s.attemptsInFlight++;
+                        wakeUpsBefore = s.wakeUps;
                     }
                     if (w != null) {
                         // consumed here; a signal after this point leaves an unpark permit, so none is missed
@@ -415,14 +419,14 @@ public final class LockEngine implements LockClient {
                     nextTryAt = ticker.read() + retry;
                     noteBusy(lock.name());
                     if (w == null) {
-                        w = join(s, lock, owner, threadView, fixedLease, queued);
-                        // subscribe, then re-check at once; an attempt made while subscribed was that re-check
-                        w.signalled = !subscribed;
+                        // subscribe, then re-check at once; an attempt made while subscribed was that re-check,
+                        // unless a wake-up came while it was on its way (it found no waiter to wake)
+                        w = join(s, lock, owner, threadView, fixedLease, queued, subscribed ? wakeUpsBefore : JOIN_TRY);
                         continue;
                     }
                 } else if (w == null) {
                     // a local owner holds the lock: wait for its release without asking the store
-                    w = join(s, lock, owner, threadView, fixedLease, queued);
+                    w = join(s, lock, owner, threadView, fixedLease, queued, JOIN_QUIET);
                     continue;
                 }
 
@@ -545,11 +549,15 @@ public final class LockEngine implements LockClient {
             OwnerId owner,
             boolean threadView,
             @Nullable Duration fixedLease,
-            boolean queued) {
+            boolean queued,
+            int wakeUpsSeen) {
         Waiter w = new Waiter(lock, owner, threadView, fixedLease, queued);
         s.mutex.lock();
         try {
             s.waiters.addLast(w);
+            // JOIN_TRY: it tries at once; JOIN_QUIET: it waits; else it tries at once if a wake-up came since
+            // wakeUpsSeen (it found no waiter to wake)
+            w.signalled = wakeUpsSeen == JOIN_TRY || (wakeUpsSeen != JOIN_QUIET && s.wakeUps != wakeUpsSeen);
         } finally {
             s.mutex.unlock();
         }
@@ -657,6 +665,7 @@ public final class LockEngine implements LockClient {
     private static void onWake(LockState s) {
         s.mutex.lock();
         try {
+            s.wakeUps = (s.wakeUps + 1) & Integer.MAX_VALUE;
             s.signalWaiters();
         } finally {
             s.mutex.unlock();

@@ -35,6 +35,9 @@ final class LockState {
     /** Threads inside acquire or release for this name; the state is dropped only when none are. */
     int users;
 
+    /** Store wake-ups received so far (a waiter that joins after an attempt checks whether one came meanwhile). */
+    int wakeUps; // wraps from Integer.MAX_VALUE to 0: never one of LockEngine.join's negative markers
+
     /** Store attempts of this client's owners on their way (decided, answer not yet seen). */
     int attemptsInFlight;
 
