@@ -284,61 +284,7 @@ public final class EtcdBench {
                     lock.unlock();
                 });
             }
-            int n = bodies.size();
-            Harness.LongList[] lat = new Harness.LongList[n];
-            long[] spent = new long[n];
-            long[] errors = new long[n];
-            Throwable[] firstError = new Throwable[n];
-            for (int i = 0; i < n; i++) {
-                lat[i] = new Harness.LongList();
-            }
-            Harness.Probe probe = new Harness.Probe(1);
-            long warmEnd = System.nanoTime() + timing.warmup().toNanos();
-            long end = warmEnd + timing.measure().toNanos();
-            for (long round = 0; ; round++) {
-                long now = System.nanoTime();
-                if (now - end >= 0) {
-                    break;
-                }
-                boolean measuring = now - warmEnd >= 0;
-                for (int j = 0; j < n; j++) {
-                    int i = (int) ((j + round) % n);
-                    long start = System.nanoTime();
-                    try {
-                        bodies.get(i).run(0, probe);
-                    } catch (Exception e) {
-                        if (!measuring) {
-                            continue;
-                        }
-                        errors[i]++;
-                        if (firstError[i] == null) {
-                            firstError[i] = e;
-                        }
-                        continue;
-                    }
-                    long took = System.nanoTime() - start;
-                    if (measuring) {
-                        lat[i].add(took);
-                        spent[i] += took;
-                    }
-                }
-            }
-            List<Result> out = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                long ops = lat[i].size();
-                out.add(Result.of(
-                        labels.get(i),
-                        1,
-                        Math.max(1, spent[i]),
-                        new long[] {ops},
-                        new Harness.LongList[] {lat[i]},
-                        new Harness.Probe(1),
-                        new long[] {errors[i]},
-                        firstError[i],
-                        0,
-                        ops));
-            }
-            return out;
+            return Harness.interleaved(labels, bodies, timing);
         } finally {
             for (LockProvider p : open) {
                 p.close();

@@ -200,6 +200,69 @@ final class Harness {
     }
 
     /** A growable array of longs. */
+    /**
+     * Runs the bodies one operation of each in turn (rotating which goes first), for the warm-up and then the measured
+     * window, on the calling thread; each result's rate is its operations over the time spent in them, so load that
+     * comes and goes hits all of them alike. A failed operation is counted as an error (during the measured window)
+     * and not timed.
+     */
+    static List<Result> interleaved(List<String> labels, List<Body> bodies, Scenarios.Timing timing) {
+        int n = bodies.size();
+        LongList[] lat = new LongList[n];
+        long[] spent = new long[n];
+        long[] errors = new long[n];
+        Throwable[] firstError = new Throwable[n];
+        for (int i = 0; i < n; i++) {
+            lat[i] = new LongList();
+        }
+        Probe probe = new Probe(1);
+        long warmEnd = System.nanoTime() + timing.warmup().toNanos();
+        long end = warmEnd + timing.measure().toNanos();
+        for (long round = 0; ; round++) {
+            long now = System.nanoTime();
+            if (now - end >= 0) {
+                break;
+            }
+            boolean measuring = now - warmEnd >= 0;
+            for (int j = 0; j < n; j++) {
+                int i = (int) ((j + round) % n);
+                long start = System.nanoTime();
+                try {
+                    bodies.get(i).run(0, probe);
+                } catch (Exception e) {
+                    if (measuring) {
+                        errors[i]++;
+                        if (firstError[i] == null) {
+                            firstError[i] = e;
+                        }
+                    }
+                    continue;
+                }
+                long took = System.nanoTime() - start;
+                if (measuring) {
+                    lat[i].add(took);
+                    spent[i] += took;
+                }
+            }
+        }
+        List<Result> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            long ops = lat[i].size();
+            out.add(Result.of(
+                    labels.get(i),
+                    1,
+                    Math.max(1, spent[i]),
+                    new long[] {ops},
+                    new LongList[] {lat[i]},
+                    new Probe(1),
+                    new long[] {errors[i]},
+                    firstError[i],
+                    0,
+                    ops));
+        }
+        return out;
+    }
+
     static final class LongList {
         private long[] values = new long[1024];
         private int size;
