@@ -272,23 +272,9 @@ public final class EtcdBench {
                     .get(10, TimeUnit.SECONDS);
             kv.delete(txnKey, prevKv).get(10, TimeUnit.SECONDS);
         });
-        List<LockProvider> open = new ArrayList<>();
         try {
-            for (LockProvider.Factory f : factories) {
-                LockProvider p = f.open();
-                open.add(p);
-                Lock lock = p.lock("i");
-                labels.add(f.name());
-                bodies.add((t, probe) -> {
-                    lock.lock();
-                    lock.unlock();
-                });
-            }
-            return Harness.interleaved(labels, bodies, timing);
+            return Harness.interleavedLocks(labels, bodies, factories, "i", timing);
         } finally {
-            for (LockProvider p : open) {
-                p.close();
-            }
             keepAlive.close();
             var unused = admin.getLeaseClient().revoke(lease); // or it ends with its TTL
         }

@@ -201,6 +201,38 @@ final class Harness {
 
     /** A growable array of longs. */
     /**
+     * As {@link #interleaved(List, List, Scenarios.Timing)}, after the given bodies one lock()+unlock() of each factory
+     * on the lock {@code name} (labelled with the factory's name), over a provider opened for the run.
+     */
+    static List<Result> interleavedLocks(
+            List<String> labels,
+            List<Body> bodies,
+            List<LockProvider.Factory> factories,
+            String name,
+            Scenarios.Timing timing) {
+        List<String> allLabels = new ArrayList<>(labels);
+        List<Body> all = new ArrayList<>(bodies);
+        List<LockProvider> open = new ArrayList<>();
+        try {
+            for (LockProvider.Factory f : factories) {
+                LockProvider provider = f.open();
+                open.add(provider);
+                java.util.concurrent.locks.Lock lock = provider.lock(name);
+                allLabels.add(f.name());
+                all.add((t, p) -> {
+                    lock.lock();
+                    lock.unlock();
+                });
+            }
+            return interleaved(allLabels, all, timing);
+        } finally {
+            for (LockProvider provider : open) {
+                provider.close();
+            }
+        }
+    }
+
+    /**
      * Runs the bodies one operation of each in turn (rotating which goes first), for the warm-up and then the measured
      * window, on the calling thread; each result's rate is its operations over the time spent in them, so load that
      * comes and goes hits all of them alike. A failed operation is counted as an error (during the measured window)

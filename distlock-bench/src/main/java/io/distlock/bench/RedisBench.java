@@ -416,24 +416,8 @@ public final class RedisBench {
         List<String> labels = new ArrayList<>(List.of("PING (Lettuce sync)"));
         List<Harness.Body> bodies = new ArrayList<>();
         bodies.add((t, p) -> cmd.ping());
-        List<LockProvider> open = new ArrayList<>();
-        try {
-            for (LockProvider.Factory f : List.of(bare(), distlock(), redisson(false, false))) {
-                LockProvider provider = f.open();
-                open.add(provider);
-                Lock lock = provider.lock("ui");
-                labels.add(f.name());
-                bodies.add((t, p) -> {
-                    lock.lock();
-                    lock.unlock();
-                });
-            }
-            return Harness.interleaved(labels, bodies, timing);
-        } finally {
-            for (LockProvider provider : open) {
-                provider.close();
-            }
-        }
+        return Harness.interleavedLocks(
+                labels, bodies, List.of(bare(), distlock(), redisson(false, false)), "ui", timing);
     }
 
     /** Commands per re-entrant lock()+unlock() while the thread already holds the lock. */

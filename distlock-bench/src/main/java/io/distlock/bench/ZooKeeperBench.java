@@ -320,24 +320,7 @@ public final class ZooKeeperBench {
             zk.create(path, empty, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
             zk.delete(path, -1);
         });
-        List<LockProvider> open = new ArrayList<>();
-        try {
-            for (LockProvider.Factory f : factories) {
-                LockProvider p = f.open();
-                open.add(p);
-                Lock lock = p.lock("i");
-                labels.add(f.name());
-                bodies.add((t, probe) -> {
-                    lock.lock();
-                    lock.unlock();
-                });
-            }
-            return Harness.interleaved(labels, bodies, timing);
-        } finally {
-            for (LockProvider p : open) {
-                p.close();
-            }
-        }
+        return Harness.interleavedLocks(labels, bodies, factories, "i", timing);
     }
 
     /**

@@ -73,6 +73,23 @@ class RedisWakeUpIT {
         }
     }
 
+    /** Starts a thread that waits up to {@code seconds} for the lock, counts {@code acquired} down and releases. */
+    private static Thread startWaiter(RedisLockClient client, String name, int seconds, CountDownLatch acquired) {
+        Thread t = new Thread(() -> {
+            DistributedLock lock = client.lock(name);
+            try {
+                if (lock.tryLock(seconds, TimeUnit.SECONDS)) {
+                    acquired.countDown();
+                    lock.unlock();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        t.start();
+        return t;
+    }
+
     private static long wakeUpsReceived(List<RedisLockClient> clients) {
         long sum = 0;
         for (RedisLockClient c : clients) {
@@ -171,18 +188,7 @@ class RedisWakeUpIT {
             held.lock();
             assertThat(a.lock(name).tryLock(200, TimeUnit.MILLISECONDS)).isFalse(); // wait 1 ended, it left
             CountDownLatch aAcquired = new CountDownLatch(1);
-            Thread waiterA = new Thread(() -> {
-                DistributedLock lock = a.lock(name);
-                try {
-                    if (lock.tryLock(60, TimeUnit.SECONDS)) {
-                        aAcquired.countDown();
-                        lock.unlock();
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-            waiterA.start();
+            Thread waiterA = startWaiter(a, name, 60, aAcquired);
             try {
                 awaitWaitingClients(name, 1); // wait 2
                 String deadlines = KeyLayout.key(layout.tag(name), KeyLayout.WAKE_DEADLINES);
@@ -216,18 +222,7 @@ class RedisWakeUpIT {
             DistributedLock held = holderClient.lock(name);
             held.lock();
             CountDownLatch bAcquired = new CountDownLatch(1);
-            Thread waiterB = new Thread(() -> {
-                DistributedLock lock = b.lock(name);
-                try {
-                    if (lock.tryLock(30, TimeUnit.SECONDS)) {
-                        bAcquired.countDown();
-                        lock.unlock();
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-            waiterB.start();
+            Thread waiterB = startWaiter(b, name, 30, bAcquired);
             try {
                 awaitWaitingClients(name, 1);
                 String tag = layout.tag(name);
@@ -268,18 +263,7 @@ class RedisWakeUpIT {
             DistributedLock held = holderClient.lock(name);
             held.lock();
             CountDownLatch bAcquired = new CountDownLatch(1);
-            Thread waiterB = new Thread(() -> {
-                DistributedLock lock = b.lock(name);
-                try {
-                    if (lock.tryLock(60, TimeUnit.SECONDS)) {
-                        bAcquired.countDown();
-                        lock.unlock();
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-            waiterB.start();
+            Thread waiterB = startWaiter(b, name, 60, bAcquired);
             try {
                 awaitWaitingClients(name, 1);
                 String deadlines = KeyLayout.key(layout.tag(name), KeyLayout.WAKE_DEADLINES);
@@ -318,18 +302,7 @@ class RedisWakeUpIT {
             assertThat(a.lock(name).tryLock(200, TimeUnit.MILLISECONDS)).isFalse(); // A's wait 1 ended, it left
             assertThat(sync.zcard(orderKey(name))).isZero();
             CountDownLatch bAcquired = new CountDownLatch(1);
-            Thread waiterB = new Thread(() -> {
-                DistributedLock lock = b.lock(name);
-                try {
-                    if (lock.tryLock(60, TimeUnit.SECONDS)) {
-                        bAcquired.countDown();
-                        lock.unlock();
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-            waiterB.start();
+            Thread waiterB = startWaiter(b, name, 60, bAcquired);
             try {
                 awaitWaitingClients(name, 1);
                 // A's ended wait back in front of B, with a live deadline
