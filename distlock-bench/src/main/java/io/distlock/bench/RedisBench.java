@@ -121,21 +121,14 @@ public final class RedisBench {
      * @throws io.lettuce.core.RedisException if the server cannot be reached
      */
     public static void clients(String uri, Duration phase, PrintStream out) {
-        RedisBench b = new RedisBench(uri, phase, out);
-        try {
-            b.report.title("Redis, one key, 8 separate clients only — " + uri);
-            b.report.environment("start");
+        only(uri, phase, out, "Redis, one key, 8 separate clients only", b -> {
             List<Result> eight = new ArrayList<>();
             for (LockProvider.Factory f : List.of(b.distlock(), b.redisson(false, false))) {
                 eight.add(b.counted(
                         "one key, 8 clients", w -> Scenarios.oneKeyManyClients(f, "k8", THREADS, b.timing, w)));
             }
             b.report.table(eight, true);
-            b.printPerOp();
-            b.report.environment("end");
-        } finally {
-            b.close();
-        }
+        });
     }
 
     /**
@@ -144,15 +137,23 @@ public final class RedisBench {
      * @throws io.lettuce.core.RedisException if the server cannot be reached
      */
     public static void keys(String uri, Duration phase, PrintStream out) {
-        RedisBench b = new RedisBench(uri, phase, out);
-        try {
-            b.report.title("Redis, 10,000 keys only — " + uri);
-            b.report.environment("start");
+        only(uri, phase, out, "Redis, 10,000 keys only", b -> {
             List<Result> many = new ArrayList<>();
             for (LockProvider.Factory f : List.of(b.bare(), b.distlock(), b.redisson(false, false))) {
                 many.add(b.counted("10,000 keys", w -> Scenarios.manyKeys(f, "m", KEYS, THREADS, b.timing, w)));
             }
             b.report.table(many, false);
+        });
+    }
+
+    /** One scenario alone: a report with its title, the environment before and after, and commands per operation. */
+    private static void only(
+            String uri, Duration phase, PrintStream out, String title, java.util.function.Consumer<RedisBench> body) {
+        RedisBench b = new RedisBench(uri, phase, out);
+        try {
+            b.report.title(title + " — " + uri);
+            b.report.environment("start");
+            body.accept(b);
             b.printPerOp();
             b.report.environment("end");
         } finally {
