@@ -161,18 +161,7 @@ final class Harness {
                 atEnd.run();
             }
             long windowOps = sum(allOps) - before;
-            long drainUntil = System.nanoTime() + DRAIN.toNanos();
-            int stuck = 0;
-            for (Thread w : workers) {
-                long left = drainUntil - System.nanoTime();
-                if (left > 0) {
-                    w.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-                }
-                if (w.isAlive()) {
-                    stuck++;
-                    w.interrupt();
-                }
-            }
+            int stuck = drain(workers);
             return Result.of(label, threads, window, ops, latencies, probe, errors, firstError.get(), stuck, windowOps);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -200,6 +189,26 @@ final class Harness {
     }
 
     /** A growable array of longs. */
+    /**
+     * Waits up to {@link #DRAIN} in all for the workers (told to stop) to end; interrupts those still running and
+     * returns how many they were.
+     */
+    static int drain(List<Thread> workers) throws InterruptedException {
+        long drainUntil = System.nanoTime() + DRAIN.toNanos();
+        int stuck = 0;
+        for (Thread w : workers) {
+            long left = drainUntil - System.nanoTime();
+            if (left > 0) {
+                w.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+            }
+            if (w.isAlive()) {
+                stuck++;
+                w.interrupt();
+            }
+        }
+        return stuck;
+    }
+
     /**
      * As {@link #interleaved(List, List, Scenarios.Timing)}, after the given bodies one lock()+unlock() of each factory
      * on the lock {@code name} (labelled with the factory's name), over a provider opened for the run.

@@ -498,17 +498,7 @@ public final class ZooKeeperBench {
                 go.countDown();
                 Harness.sleep(length);
                 stop.set(true);
-                long drainUntil = System.nanoTime() + Harness.DRAIN.toNanos();
-                for (Thread w : workers) {
-                    long left = drainUntil - System.nanoTime();
-                    if (left > 0) {
-                        w.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-                    }
-                    if (w.isAlive()) {
-                        stuck++;
-                        w.interrupt();
-                    }
-                }
+                stuck += Harness.drain(workers);
                 nanos += System.nanoTime() - start;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

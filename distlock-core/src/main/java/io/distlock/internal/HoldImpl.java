@@ -46,19 +46,6 @@ final class HoldImpl implements LockHold {
     volatile boolean lossAcknowledged;
     volatile @Nullable ScheduledFuture<?> expiry;
 
-    HoldImpl(
-            LockEngine engine,
-            LockState state,
-            EngineLock lock,
-            OwnerId owner,
-            boolean threadView,
-            long fencingToken,
-            @Nullable Duration fixedLease,
-            long attemptSentAt,
-            long leaseNanos) {
-        this(engine, state, lock, owner, threadView, fencingToken, fixedLease, attemptSentAt, leaseNanos, 0);
-    }
-
     /** A fresh acquisition from the store, with {@code spareTokens} reserved for local successions. */
     HoldImpl(
             LockEngine engine,

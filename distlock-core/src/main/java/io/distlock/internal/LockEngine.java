@@ -852,7 +852,16 @@ public final class LockEngine implements LockClient {
         HoldImpl granted = null;
         if (answer instanceof HandOff.Granted g) {
             granted = new HoldImpl(
-                    this, s, to.lock, to.owner, to.threadView, g.fencingToken(), to.fixedLease, sent, lease.toNanos());
+                    this,
+                    s,
+                    to.lock,
+                    to.owner,
+                    to.threadView,
+                    g.fencingToken(),
+                    to.fixedLease,
+                    sent,
+                    lease.toNanos(),
+                    0);
             activate(granted);
         }
         boolean queued = answer == HandOff.queued();

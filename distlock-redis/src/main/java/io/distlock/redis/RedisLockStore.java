@@ -151,9 +151,6 @@ final class RedisLockStore implements LockStore {
         // a client with a waiter for this name registers among its waiting clients (busy) or leaves them (granted)
         Wait wait = spin ? null : entries.get(tag);
         String entry = wait == null ? null : wait.entry;
-        if (wait != null) {
-            wait.attemptStarts();
-        }
         long sent = System.nanoTime();
         List<Object> answer = null;
         try {
@@ -266,7 +263,7 @@ final class RedisLockStore implements LockStore {
      * The keys of a script that may wake a waiting client: hold, queue, waiters, wait order, wait deadlines, fence
      * counter (a grant to a waiting client takes a token).
      */
-    private static String[] wakeKeys(String tag) {
+    static String[] wakeKeys(String tag) {
         return new String[] {
             KeyLayout.key(tag, KeyLayout.HOLD),
             KeyLayout.key(tag, KeyLayout.QUEUE),
@@ -490,19 +487,17 @@ final class RedisLockStore implements LockStore {
     /**
      * A release gave the lock to this client: {@code grant} is '<entry>#<token>', the hold's value (wake-one.lua).
      * Offered to the engine only when it is the current wait's and provably current: its token is greater than every
-     * fence value this wait's attempts saw (so each of their scripts ran before the grant, and none took the hold over:
-     * none is on its way either), which also makes the send time of the latest of them a lower bound of the grant's
-     * time, so the claim lasts at least until that time plus CLAIM. Otherwise (or when no waiter can take it) the
+     * fence value this wait's attempts saw (so each of their scripts ran before the grant, and none took the hold
+     * over), which also makes the send time of the latest of them a lower bound of the grant's time, so the claim
+     * lasts at least until that time plus CLAIM. The engine refuses it while an attempt of the client is on its way;
+     * an attempt records its answer under this wait's monitor, held here while the engine decides, before the engine
+     * counts the attempt done. Otherwise (or when no waiter can take it) the
      * message is a plain wake-up: a waiting attempt takes the hold over, or, with nobody waiting, it is passed on.
      */
     private boolean onGrant(String tag, String grant) {
         int hash = grant.lastIndexOf('#');
         Wait wait = entries.get(tag);
-        if (hash <= 0
-                || wait == null
-                || minReplicas > 0
-                || !grant.regionMatches(0, wait.entry, 0, hash)
-                || hash != wait.entry.length()) {
+        if (wait == null || minReplicas > 0 || hash != wait.entry.length() || !grant.startsWith(wait.entry)) {
             return false;
         }
         long token;
@@ -512,7 +507,7 @@ final class RedisLockStore implements LockStore {
             return false;
         }
         synchronized (wait) {
-            if (wait.inFlight > 0 || !wait.seen || token <= wait.maxFence) {
+            if (!wait.seen || token <= wait.maxFence) {
                 return false;
             }
             long validUntil = wait.lastSent + CLAIM.toNanos() - CLAIM_MARGIN.toNanos();
@@ -541,8 +536,6 @@ final class RedisLockStore implements LockStore {
     private static final class Wait {
         final String entry;
         final Predicate<Grant> takeGrant;
-        /** Attempts carrying the entry on their way (they may take a grant over). Guarded by this. */
-        int inFlight;
         /** Whether an answer with a fence value came back. Guarded by this. */
         boolean seen;
         /** The greatest fence value or token the attempts saw. Guarded by this. */
@@ -555,13 +548,8 @@ final class RedisLockStore implements LockStore {
             this.takeGrant = takeGrant;
         }
 
-        synchronized void attemptStarts() {
-            inFlight++;
-        }
-
         /** {@code answer} null when the attempt failed. */
         synchronized void attemptEnded(long sent, @Nullable List<Object> answer) {
-            inFlight--;
             if (answer == null || answer.size() < 2) {
                 return;
             }

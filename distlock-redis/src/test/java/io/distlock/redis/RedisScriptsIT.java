@@ -249,14 +249,7 @@ class RedisScriptsIT {
     void release_dropsOwnClientsRegistrations_givesTheLockToTheNextOtherClient() {
         String name = name();
         String tag = layout.tag(name);
-        String[] keys = {
-            KeyLayout.key(tag, KeyLayout.HOLD),
-            KeyLayout.key(tag, KeyLayout.QUEUE),
-            KeyLayout.key(tag, KeyLayout.WAITERS),
-            KeyLayout.key(tag, KeyLayout.WAKE_ORDER),
-            KeyLayout.key(tag, KeyLayout.WAKE_DEADLINES),
-            KeyLayout.key(tag, KeyLayout.FENCE)
-        };
+        String[] keys = RedisLockStore.wakeKeys(tag); // hold, queue, waiters, wait order, wait deadlines, fence
         String[] acquireKeys = {keys[0], keys[5], keys[3], keys[4]};
         assertThat(connections
                         .<List<Object>>call(
