@@ -697,6 +697,10 @@ class EtcdLockStoreIT {
         t.start();
         Eventually.within(
                 Timing.seconds(3), "waiter queued", () -> fixture.keysOf(name).size() == 2);
+        // the waiter's first, non-queued try puts a key and takes it away again; the queued attempt's key stays
+        Timing.sleep(Duration.ofMillis(200));
+        Eventually.within(
+                Timing.seconds(3), "waiter queued", () -> fixture.keysOf(name).size() == 2);
         KeyValue waiterKey = fixture.keysOf(name).get(1);
         fixture.client().getKVClient().delete(waiterKey.getKey()).get(5, TimeUnit.SECONDS);
         Eventually.within(
