@@ -67,6 +67,9 @@ import org.slf4j.LoggerFactory;
  * but the first local waiter's attempts queue in the store (it keeps the client's place there and gives it back if it
  * gives up), and a hand-off never passes another client's queued waiter: the store answers "queued" instead and the
  * local waiter waits in the queue. Since the store keeps the order between clients, hand-offs have no streak limit.
+ * Successions (when the store reserved spare tokens: ZooKeeper) do pass that queue, as a non-fair lock may, but only
+ * while the spare tokens last (a waiter with a place of its own in the store's queue never takes part); the hand-off
+ * after them respects the queue again, so another client waits at most that many successions longer.
  *
  * Waiting, queued (fair locks, and stores whose holds are queue positions). Every waiter joins the store's queue with
  * its own owner id and is granted in the store's order; every wake-up wakes all local queued waiters, each of which
@@ -789,8 +792,10 @@ public final class LockEngine implements LockClient {
                 if (next != null && next.attempting) {
                     next = null; // its own attempt may already be granted; release through the store instead
                 }
-                if (next != null && h.hasSpareToken() && next.fixedLease == null && !traits.queuesEveryWaiter()) {
+                if (next != null && h.hasSpareToken() && next.fixedLease == null && !next.inStoreQueue) {
                     // a succession: the store keeps the hold under the acquiring owner and reserved the next token
+                    // (on a store whose queue is the order it passes that queue, but only until the spare tokens
+                    // run out: the hand-off after them respects it)
                     successor = new HoldImpl(h, next.lock, next.owner, next.threadView, ticker.read());
                     s.waiters.remove(next);
                     s.handOffStreak++;
@@ -861,7 +866,7 @@ public final class LockEngine implements LockClient {
                     to.fixedLease,
                     sent,
                     lease.toNanos(),
-                    0);
+                    g.spareTokens());
             activate(granted);
         }
         boolean queued = answer == HandOff.queued();

@@ -3,8 +3,19 @@ package io.distlock.spi;
 /** The answer to {@link LockStore#handOff}: what became of the hold and of the owner it was handed to. */
 public sealed interface HandOff {
 
-    /** The receiving owner holds the lock now, with this fresh fencing token. */
-    record Granted(long fencingToken) implements HandOff {}
+    /**
+     * The receiving owner holds the lock now, with this fresh fencing token.
+     *
+     * @param spareTokens how many tokens after {@code fencingToken} the store reserved for this hold, as in {@link
+     *     Attempt.Acquired#spareTokens()}; 0 for stores that reserve none
+     */
+    record Granted(long fencingToken, int spareTokens) implements HandOff {
+        public Granted {
+            if (spareTokens < 0) {
+                throw new IllegalArgumentException("spareTokens must not be negative: " + spareTokens);
+            }
+        }
+    }
 
     /**
      * The giving owner did not hold the lock (expired, taken over, removed); nothing was changed.
@@ -27,7 +38,11 @@ public sealed interface HandOff {
     }
 
     static HandOff granted(long fencingToken) {
-        return new Granted(fencingToken);
+        return new Granted(fencingToken, 0);
+    }
+
+    static HandOff granted(long fencingToken, int spareTokens) {
+        return new Granted(fencingToken, spareTokens);
     }
 
     /** The answers without data. */

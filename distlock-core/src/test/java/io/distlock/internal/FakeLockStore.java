@@ -47,6 +47,8 @@ final class FakeLockStore implements LockStore {
     boolean subscribesFreely;
     /** Tokens reserved after each grant's own, for local successions. */
     volatile int spareTokens;
+    /** The same for the grants of a hand-off. */
+    volatile int handOffSpareTokens;
 
     private void maybeFail() {
         RuntimeException f = failure;
@@ -150,7 +152,8 @@ final class FakeLockStore implements LockStore {
             return HandOff.notHeld();
         }
         holders.put(key.name(), to);
-        return HandOff.granted(fences.merge(key.name(), 1L, Long::sum));
+        int spare = handOffSpareTokens;
+        return HandOff.granted(fences.merge(key.name(), 1L + spare, Long::sum) - spare, spare);
     }
 
     volatile boolean failSubscribe;

@@ -137,6 +137,47 @@ class LockEngineTest {
     }
 
     @Test
+    void succession_onAQueueOrderedStore_lastsAsLongAsTheSpareTokens_thenTheHandOffRespectsTheQueue() throws Exception {
+        // ZooKeeper: its queue is the order between clients, and its grants (hand-offs too) reserve spare tokens
+        store.queuesEveryWaiter = true;
+        store.spareTokens = 2;
+        store.handOffSpareTokens = 2;
+        LockEngine engine = engine(Duration.ofSeconds(30));
+        DistributedLock lock = engine.lock("q");
+        lock.lock();
+        long first = lock.fencingToken();
+        int triesBefore = store.tryAcquireCalls.get();
+        List<Long> tokens = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Thread> waiters = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            Thread t = new Thread(() -> {
+                lock.lock();
+                tokens.add(lock.fencingToken());
+                lock.unlock();
+            });
+            t.start();
+            waiters.add(t);
+        }
+        for (Thread t : waiters) {
+            while (t.getState() != Thread.State.WAITING && t.getState() != Thread.State.TIMED_WAITING) {
+                Thread.sleep(5);
+            }
+        }
+        lock.unlock();
+        for (Thread t : waiters) {
+            t.join(5000);
+            assertThat(t.isAlive()).isFalse();
+        }
+        // two successions on the acquisition's spare tokens, a hand-off through the store (which would answer
+        // "queued" if another client waited: the queue is respected), two successions on its spare tokens, a hand-off
+        assertThat(tokens).containsExactly(first + 1, first + 2, first + 3, first + 4, first + 5, first + 6);
+        assertThat(store.handOffCalls).as("store hand-offs").hasValue(2);
+        assertThat(store.tryAcquireCalls).as("waiters asked the store nothing").hasValue(triesBefore);
+        assertThat(store.releaseCalls).as("one release").hasValue(1);
+        assertThat(store.holders).isEmpty();
+    }
+
+    @Test
     void succession_isRenewedAndReleasedUnderTheAcquiringOwner() throws Exception {
         store.spareTokens = 5;
         LockEngine engine = engine(Duration.ofSeconds(30));

@@ -67,7 +67,10 @@ import org.slf4j.LoggerFactory;
  * Fencing. The token of a grant is the czxid of the owner's entry: the zxid of the transaction that created it. Zxids
  * are totally ordered across the ensemble and survive restarts that keep data; entries of one lock node are granted in
  * creation order, and a lock node is deleted only when empty, so every grant's czxid is greater than every earlier
- * grant's of that name. The sequence suffix is not used: it restarts when the container is reaped.
+ * grant's of that name. The sequence suffix is not used: it restarts when the container is reaped. The token is
+ * that czxid times SPARE + 1 (tokenOf): the SPARE tokens after it are reserved for the client's local successions (a
+ * thread of the client takes the hold over from another, without a round trip, while the entry stays; see the engine),
+ * and every later entry's token is still greater than all of them, since its czxid is at least one more.
  *
  * Acquire. A free name with no lock node costs one round trip: a ZooKeeper multi that creates the lock node and the
  * entry together; if the lock node did not exist, the new entry is alone and holds the lock. The container's Stat in
@@ -101,7 +104,7 @@ import org.slf4j.LoggerFactory;
  * transaction's zxid as its czxid and token, in one round trip and one write. Otherwise a second multi deletes the
  * giver's entry and queues the receiver's; the mirror (or a getChildren) tells whether it is first (granted) or
  * waits behind other owners (queued). If the receiver is queued already, deleting the giver's entry is the hand-off,
- * and its entry holds if it is now first. Tokens stay czxids, so grants still follow creation order. The deletions a
+ * and its entry holds if it is now first. Tokens stay derived from czxids, so grants still follow creation order. The deletions a
  * hand-off makes wake no local waiter (the receiver holds, or the engine wakes the waiters itself).
  *
  * Session. Holds last as long as the session. The store counts connection trouble in an epoch, bumped on SUSPENDED
@@ -120,6 +123,9 @@ import org.slf4j.LoggerFactory;
 final class ZooKeeperLockStore implements LockStore {
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperLockStore.class);
     static final int MAX_TRIES = 32;
+    /** Tokens reserved with every grant for local successions (see Fencing); a power of two less one. */
+    static final int SPARE = 15;
+
     private static final int MAX_OPS_PER_MULTI = 1000;
     /** How long tryAcquire waits for the event of its own new entry before it reads the queue itself. */
     private static final long MIRROR_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
@@ -172,6 +178,21 @@ final class ZooKeeperLockStore implements LockStore {
         Entry granted(long atEpoch, boolean isAlone) {
             return new Entry(path, czxid, session, atEpoch, isAlone);
         }
+
+        /** The fencing token of a grant of this entry. */
+        long token() {
+            return tokenOf(czxid);
+        }
+    }
+
+    /**
+     * The fencing token of a grant of the entry created at {@code czxid}: {@code czxid * (SPARE + 1)}, so the SPARE
+     * tokens after it, which the client may give to its own threads that take the hold over (successions), stay below
+     * the token of any entry created later.
+     */
+    static long tokenOf(long czxid) {
+        // a zxid is epoch << 32 | counter: this overflows only after 2^27 leader elections
+        return Math.multiplyExact(czxid, SPARE + 1);
     }
 
     /**
@@ -233,7 +254,7 @@ final class ZooKeeperLockStore implements LockStore {
                     if (alone != null) {
                         entries.put(id, alone);
                         dropIfClosed(id, alone);
-                        return Attempt.acquired(alone.czxid());
+                        return Attempt.acquired(alone.token(), SPARE);
                     }
                     if (!queue && othersQueued(children(lockPath), tag)) {
                         return Attempt.busy(retryWithin); // nothing written
@@ -252,7 +273,7 @@ final class ZooKeeperLockStore implements LockStore {
                         if (heads) {
                             Entry held = mine.granted(epochAtStart, false);
                             entries.put(id, held);
-                            return Attempt.acquired(held.czxid());
+                            return Attempt.acquired(held.token(), SPARE);
                         }
                         return Attempt.busy(retryWithin);
                     }
@@ -298,7 +319,7 @@ final class ZooKeeperLockStore implements LockStore {
                 if (own == first) {
                     Entry held = mine.granted(epochAtStart, queueNow.size() == 1);
                     entries.put(id, held);
-                    return Attempt.acquired(held.czxid());
+                    return Attempt.acquired(held.token(), SPARE);
                 }
                 if (!queue) {
                     entries.remove(id, mine);
@@ -597,7 +618,7 @@ final class ZooKeeperLockStore implements LockStore {
                     Entry granted = new Entry(path, stat.getCzxid(), held.session(), epochAtStart, true);
                     entries.put(toId, granted);
                     dropIfClosed(toId, granted);
-                    return HandOff.granted(granted.czxid());
+                    return HandOff.granted(granted.token(), SPARE);
                 } catch (KeeperException.NotEmptyException e) {
                     // other owners are queued: the receiver joins them
                 }
@@ -682,7 +703,7 @@ final class ZooKeeperLockStore implements LockStore {
         }
         Entry granted = entry.granted(epochAtStart, false);
         entries.put(toId, granted);
-        return HandOff.granted(granted.czxid());
+        return HandOff.granted(granted.token(), SPARE);
     }
 
     /**
@@ -820,7 +841,7 @@ final class ZooKeeperLockStore implements LockStore {
             List<Entry> checked = new ArrayList<>();
             for (HeldLock h : holds) {
                 Entry e = entries.get(new EntryId(h.key().name(), h.owner().value()));
-                if (e == null || e.epoch() != epochNow || e.session() != session || e.czxid() != h.fencingToken()) {
+                if (e == null || e.epoch() != epochNow || e.session() != session || e.token() != h.fencingToken()) {
                     gone.add(h);
                 } else {
                     toCheck.add(h);
@@ -993,7 +1014,7 @@ final class ZooKeeperLockStore implements LockStore {
 
     private record Head(String name, String path, String owner, long czxid, int version, int waiters) {
         LockInfo info() {
-            return new LockInfo(name, owner, Duration.ZERO, czxid, waiters);
+            return new LockInfo(name, owner, Duration.ZERO, tokenOf(czxid), waiters);
         }
     }
 

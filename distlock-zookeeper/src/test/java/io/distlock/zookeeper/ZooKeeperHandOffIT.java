@@ -104,7 +104,7 @@ class ZooKeeperHandOffIT {
                 io.distlock.testkit.Timing.seconds(5), "woken by the snapshot", () -> wakeUps.get() >= 1);
     }
 
-    /** The entries of the lock in queue order, as "owner@czxid". */
+    /** The entries of the lock in queue order, as "owner@token" (the token of a grant of the entry, from its czxid). */
     private List<String> queue() throws Exception {
         String lockPath = ZooKeeperTestServers.lockPath(key.name());
         List<String> children;
@@ -118,13 +118,13 @@ class ZooKeeperHandOffIT {
         for (String child : children) {
             Stat stat = new Stat();
             byte[] owner = admin.getData().storingStatIn(stat).forPath(ZKPaths.makePath(lockPath, child));
-            out.add(new String(owner, StandardCharsets.UTF_8) + "@" + stat.getCzxid());
+            out.add(new String(owner, StandardCharsets.UTF_8) + "@" + ZooKeeperLockStore.tokenOf(stat.getCzxid()));
         }
         return out;
     }
 
-    private static String at(OwnerId owner, long czxid) {
-        return owner.value() + "@" + czxid;
+    private static String at(OwnerId owner, long token) {
+        return owner.value() + "@" + token;
     }
 
     /** Requests the server received on this session so far (pings included, hence the long session timeout). */
@@ -141,6 +141,9 @@ class ZooKeeperHandOffIT {
 
     private static long acquired(Attempt attempt) {
         assertThat(attempt).isInstanceOf(Attempt.Acquired.class);
+        assertThat(((Attempt.Acquired) attempt).spareTokens())
+                .as("tokens reserved for successions")
+                .isEqualTo(ZooKeeperLockStore.SPARE);
         return ((Attempt.Acquired) attempt).fencingToken();
     }
 
@@ -161,6 +164,9 @@ class ZooKeeperHandOffIT {
 
     private static long granted(HandOff answer) {
         assertThat(answer).isInstanceOf(HandOff.Granted.class);
+        assertThat(((HandOff.Granted) answer).spareTokens())
+                .as("tokens reserved for successions")
+                .isEqualTo(ZooKeeperLockStore.SPARE);
         return ((HandOff.Granted) answer).fencingToken();
     }
 
@@ -190,7 +196,7 @@ class ZooKeeperHandOffIT {
             long cost = requests(x) - before;
             // Curator's transaction drops the Stat that carries the token: one read more
             assertThat(cost).as("requests for one hand-off").isEqualTo(raw ? 1 : 2);
-            assertThat(next).isGreaterThan(token);
+            assertThat(next).as("beyond the giver's spare tokens").isGreaterThan(token + ZooKeeperLockStore.SPARE);
             assertThat(queue()).containsExactly(at(taker, next));
             assertHolds(x, taker, next);
             assertThat(x.store().renew(List.of(new HeldLock(key, giver, token)), LEASE))

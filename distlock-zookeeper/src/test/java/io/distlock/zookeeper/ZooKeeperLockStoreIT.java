@@ -82,7 +82,7 @@ class ZooKeeperLockStoreIT {
     // ---------------------------------------------------------------- layout and fencing
 
     @Test
-    void fencingToken_isTheEntrysCzxid_andGrowsWhenTheLockNodeIsMadeAgain() throws Exception {
+    void fencingToken_comesFromTheEntrysCzxid_andGrowsWhenTheLockNodeIsMadeAgain() throws Exception {
         ZooKeeperLockClient c = client();
         DistributedLock lock = c.lock("orders/42");
         String lockPath = ZooKeeperTestServers.lockPath("orders/42");
@@ -91,7 +91,9 @@ class ZooKeeperLockStoreIT {
         List<String> queue = entries("orders/42");
         assertThat(queue).hasSize(1);
         Stat stat = admin.checkExists().forPath(ZKPaths.makePath(lockPath, queue.get(0)));
-        assertThat(first.fencingToken()).isEqualTo(stat.getCzxid());
+        assertThat(first.fencingToken())
+                .as("the czxid times the spare tokens + 1")
+                .isEqualTo(stat.getCzxid() * (ZooKeeperLockStore.SPARE + 1));
         assertThat(stat.getEphemeralOwner()).as("an ephemeral node").isNotZero();
         assertThat(new String(admin.getData().forPath(lockPath), java.nio.charset.StandardCharsets.UTF_8))
                 .as("the lock node keeps the full name")
@@ -104,6 +106,77 @@ class ZooKeeperLockStoreIT {
         LockHold second = lock.acquire(); // a new lock node, whose sequence numbers start again at 0
         assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
         second.release();
+    }
+
+    /**
+     * Threads of one client take the hold over from each other without a round trip (successions on the spare tokens
+     * every grant reserves), which passes another client's queued waiter; but only until the spare tokens run out:
+     * the hand-off after them respects the queue, and the other client's token is greater than all of them.
+     */
+    @Test
+    void successions_passAnotherClientsWaiter_onlyWhileTheSpareTokensLast() throws Exception {
+        ZooKeeperLockClient x = client();
+        ZooKeeperLockClient y = client();
+        DistributedLock lx = x.lock("succ");
+        lx.lock();
+        List<String> order = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Long> tokens = java.util.Collections.synchronizedList(new ArrayList<>());
+        order.add("x");
+        tokens.add(lx.fencingToken());
+        AtomicReference<LockHold> yHold = new AtomicReference<>();
+        Thread yWaiter = acquireInThread(y.lock("succ"), yHold);
+        Eventually.within(
+                Timing.seconds(5), "y queued", () -> entriesQuietly("succ").size() == 2);
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        List<Thread> xs = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Thread t = new Thread(() -> {
+                for (int n = 0; n < 100 && !stop.get(); n++) {
+                    lx.lock();
+                    try {
+                        order.add("x");
+                        tokens.add(lx.fencingToken());
+                    } finally {
+                        lx.unlock();
+                    }
+                }
+            });
+            t.start();
+            xs.add(t);
+        }
+        for (Thread t : xs) {
+            Eventually.within(
+                    Timing.seconds(5),
+                    "x's threads wait",
+                    () -> t.getState() == Thread.State.WAITING || t.getState() == Thread.State.TIMED_WAITING);
+        }
+        lx.unlock();
+        yWaiter.join(Timing.seconds(10).toMillis());
+        LockHold yHeld = yHold.get();
+        assertThat(yHeld).as("y acquired").isNotNull();
+        order.add("y");
+        tokens.add(java.util.Objects.requireNonNull(yHeld).fencingToken());
+        yHeld.release();
+        stop.set(true);
+        for (Thread t : xs) {
+            t.join(Timing.seconds(10).toMillis());
+            assertThat(t.isAlive()).isFalse();
+        }
+        List<String> before;
+        List<Long> seen;
+        synchronized (order) {
+            before = new ArrayList<>(order.subList(0, order.indexOf("y")));
+            seen = new ArrayList<>(tokens);
+        }
+        assertThat(before)
+                .as("x's holds before y's: its grant and at most its spare tokens' worth of successions")
+                .hasSizeBetween(2, ZooKeeperLockStore.SPARE + 1);
+        for (int i = 1; i < seen.size(); i++) {
+            assertThat(seen.get(i))
+                    .as("tokens in the order of the holds: %s", seen)
+                    .isGreaterThan(seen.get(i - 1));
+        }
+        assertThat(entries("succ")).isEmpty();
     }
 
     @Test
