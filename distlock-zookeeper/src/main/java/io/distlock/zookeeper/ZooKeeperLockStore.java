@@ -173,10 +173,12 @@ final class ZooKeeperLockStore implements LockStore {
      * The entry this client created for an owner.
      *
      * @param alone the entry was the lock node's only child when granted, so release may delete the lock node too
+     * @param held the entry was granted: it is never granted again (its token, and the successions' after it, were
+     *     issued), so an attempt of its owner that finds it ends it and queues anew
      */
-    private record Entry(String path, long czxid, long session, long epoch, boolean alone) {
+    private record Entry(String path, long czxid, long session, long epoch, boolean alone, boolean held) {
         Entry granted(long atEpoch, boolean isAlone) {
-            return new Entry(path, czxid, session, atEpoch, isAlone);
+            return new Entry(path, czxid, session, atEpoch, isAlone, true);
         }
 
         /** The fencing token of a grant of this entry. */
@@ -244,6 +246,13 @@ final class ZooKeeperLockStore implements LockStore {
                 ensureOpen();
                 long epochAtStart = epoch.get();
                 Entry mine = entries.get(id);
+                if (mine != null && mine.held()) {
+                    // granted before and since lost (or held on by a successor that lost it): granting it again
+                    // would repeat a token that was issued, or undercut a successor's; end it and queue anew
+                    entries.remove(id, mine);
+                    deleteGuaranteed(mine.path());
+                    mine = null;
+                }
                 Sub sub = subscriptionsByPath.get(lockPath);
                 if (mine == null) {
                     // a lock node known to exist makes the one-round-trip create fail: skip it
@@ -307,7 +316,7 @@ final class ZooKeeperLockStore implements LockStore {
                         entries.remove(id, mine);
                         continue;
                     }
-                    mine = new Entry(ownPath, stat.getCzxid(), stat.getEphemeralOwner(), epochAtStart, false);
+                    mine = new Entry(ownPath, stat.getCzxid(), stat.getEphemeralOwner(), epochAtStart, false, false);
                     entries.put(id, mine);
                 }
                 if (mine.session() != sessionId()) {
@@ -396,7 +405,7 @@ final class ZooKeeperLockStore implements LockStore {
                         return null;
                     }
                 }
-                return new Entry(path, stat.getCzxid(), zk.getSessionId(), epochAtStart, true);
+                return new Entry(path, stat.getCzxid(), zk.getSessionId(), epochAtStart, true, true);
             }
             CuratorOp createLockNode = curator.transactionOp()
                     .create()
@@ -423,7 +432,7 @@ final class ZooKeeperLockStore implements LockStore {
                     return null;
                 }
             }
-            return new Entry(path, stat.getCzxid(), sessionId(), epochAtStart, true);
+            return new Entry(path, stat.getCzxid(), sessionId(), epochAtStart, true, true);
         }
         return null;
     }
@@ -451,7 +460,7 @@ final class ZooKeeperLockStore implements LockStore {
             }
             stat = found;
         }
-        return new Entry(path, stat.getCzxid(), stat.getEphemeralOwner(), epochAtStart, false);
+        return new Entry(path, stat.getCzxid(), stat.getEphemeralOwner(), epochAtStart, false, false);
     }
 
     private static boolean othersQueued(List<ZkNames.Entry> queue, String tag) {
@@ -560,7 +569,9 @@ final class ZooKeeperLockStore implements LockStore {
                 return HandOff.notHeld();
             }
             String lockPath = lockPath(key);
-            Entry waiting = entries.get(toId);
+            // the receiver may be the owner the hold is kept under (a succession passed it on, and that owner waits
+            // again): its entry is the one handed off, not a place in the queue
+            Entry waiting = fromId.equals(toId) ? null : entries.get(toId);
             if (waiting != null && waiting.session() != session) {
                 // left over from a session that ended: it dies with it
                 entries.remove(toId, waiting);
@@ -615,7 +626,7 @@ final class ZooKeeperLockStore implements LockStore {
                             throw new IllegalStateException("the entry " + path + " handed the lock vanished");
                         }
                     }
-                    Entry granted = new Entry(path, stat.getCzxid(), held.session(), epochAtStart, true);
+                    Entry granted = new Entry(path, stat.getCzxid(), held.session(), epochAtStart, true, true);
                     entries.put(toId, granted);
                     dropIfClosed(toId, granted);
                     return HandOff.granted(granted.token(), SPARE);
@@ -634,7 +645,7 @@ final class ZooKeeperLockStore implements LockStore {
                     throw new IllegalStateException("the entry " + path + " handed the lock vanished");
                 }
             }
-            Entry queued = new Entry(path, stat.getCzxid(), held.session(), epochAtStart, false);
+            Entry queued = new Entry(path, stat.getCzxid(), held.session(), epochAtStart, false, false);
             entries.put(toId, queued);
             dropIfClosed(toId, queued);
             String tag = ZkNames.ownerTag(to.value());
@@ -747,7 +758,7 @@ final class ZooKeeperLockStore implements LockStore {
         if (stat == null) {
             throw new IllegalStateException("the entry " + path + " handed the lock vanished", failure);
         }
-        Entry entry = new Entry(path, stat.getCzxid(), stat.getEphemeralOwner(), epochAtStart, false);
+        Entry entry = new Entry(path, stat.getCzxid(), stat.getEphemeralOwner(), epochAtStart, false, false);
         entries.put(toId, entry);
         dropIfClosed(toId, entry);
         return grantIfFirst(toId, entry, queueNow.get(0).equals(created), epochAtStart);

@@ -217,6 +217,43 @@ class ZooKeeperHandOffIT {
         assertThat(acquired(x.store().tryAcquire(key, a, LEASE, false))).isGreaterThan(token);
     }
 
+    /**
+     * After successions the hold is kept under the owner that acquired it, and that owner may be the next to wait:
+     * the engine then hands the hold from that owner to itself, which must be a fresh grant (its spare tokens were
+     * given out), not a wait for its own entry.
+     */
+    @ParameterizedTest(name = "subscribed: {0}")
+    @ValueSource(booleans = {true, false})
+    void handOff_toTheOwnerTheHoldIsKeptUnder_grantsAFreshEntry(boolean subscribed) throws Exception {
+        Client x = client(true);
+        if (subscribed) {
+            subscribeAndWaitForTheMirror(x);
+        }
+        long token = acquired(x.store().tryAcquire(key, a, LEASE, false));
+        long next = granted(x.store().handOff(key, a, a, LEASE));
+        assertThat(next).as("beyond the spare tokens").isGreaterThan(token + ZooKeeperLockStore.SPARE);
+        assertThat(queue()).containsExactly(at(a, next));
+        assertHolds(x, a, next);
+        assertThat(x.store().release(key, a)).isTrue();
+        assertThat(queue()).isEmpty();
+    }
+
+    /**
+     * An entry is granted once: an owner whose hold ended without the store being told (lost, presumed lost after a
+     * suspended connection, or passed on by successions) and that tries again gets a new entry and a greater token,
+     * never the old one's again, which would repeat a token or undercut a successor's.
+     */
+    @Test
+    void attempt_ofAnOwnerWhoseEntryWasGranted_makesANewEntry_withAGreaterToken() throws Exception {
+        Client x = client(true);
+        long token = acquired(x.store().tryAcquire(key, a, LEASE, false));
+        long again = acquired(x.store().tryAcquire(key, a, LEASE, false));
+        assertThat(again).isGreaterThan(token + ZooKeeperLockStore.SPARE);
+        assertThat(queue()).containsExactly(at(a, again));
+        assertThat(x.store().release(key, a)).isTrue();
+        assertThat(queue()).isEmpty();
+    }
+
     @ParameterizedTest(name = "raw multi: {0}")
     @ValueSource(booleans = {true, false})
     void handOff_whenTheGiverDoesNotHold_isNotHeld_andChangesNothing(boolean raw) throws Exception {
