@@ -16,18 +16,18 @@
 -- ARGV[5]  claim time in milliseconds: how long the next waiting client has to take a lock given to it
 --
 -- Returns 1 when the owner held the lock and now does not; 0 when it did not hold it (nothing is changed).
--- #include wake-one.lua
 local holdKey = KEYS[1]
-local owner, wakePrefix, publish, payload = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-
-if redis.call('GET', holdKey) ~= owner then
+if redis.call('GET', holdKey) ~= ARGV[1] then
   return 0
 end
--- an uncontended release (nobody waiting, no fair queue) runs GET, EXISTS, DEL only
-if KEYS[5] and redis.call('EXISTS', KEYS[4], KEYS[2]) > 0 then
-  grantNext(holdKey, KEYS[6], KEYS[2], KEYS[3], KEYS[4], KEYS[5], wakePrefix, payload, publish, clientOf(owner),
-            math.huge, tonumber(ARGV[5]))
-else
+-- an uncontended release (nobody waiting, no fair queue) runs GET, EXISTS, DEL only, and returns before the shared
+-- functions below are even defined
+if not (KEYS[5] and redis.call('EXISTS', KEYS[4], KEYS[2]) > 0) then
   redis.call('DEL', holdKey)
+  return 1
 end
+-- #include wake-one.lua
+local owner, wakePrefix, publish, payload = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+grantNext(holdKey, KEYS[6], KEYS[2], KEYS[3], KEYS[4], KEYS[5], wakePrefix, payload, publish, clientOf(owner),
+          math.huge, tonumber(ARGV[5]))
 return 1
