@@ -5,7 +5,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
@@ -26,6 +28,11 @@ import org.jspecify.annotations.Nullable;
  * Every phase is bounded: after the stop flag, threads get a drain deadline to finish their current operation; a
  * thread still blocked then is interrupted and reported as stuck (the phase's figures stay valid, the stuck count is
  * printed next to them).
+ *
+ * Alternating slices: phases that run one after another see whatever load other processes put on the (small, shared)
+ * machine at the time, and the JIT warms up as they go, which can favour either side. alternating() runs several
+ * implementations' threads in short slices that take turns (rotating who goes first), over clients opened once and
+ * warmed up first; each rate is the operations of its own slices over the time those slices took.
  */
 /** The phase runner: warm-up, a measured window of fixed duration, bounded shutdown. */
 final class Harness {
@@ -95,55 +102,38 @@ final class Harness {
         AtomicReference<@Nullable Throwable> firstError = new AtomicReference<>();
         long[] errors = new long[threads];
         VolatileInt state = new VolatileInt();
-        CountDownLatch ready = new CountDownLatch(threads);
-        CountDownLatch go = new CountDownLatch(1);
-        List<Thread> workers = new ArrayList<>();
-        for (int i = 0; i < threads; i++) {
-            int t = i;
+        for (int t = 0; t < threads; t++) {
             latencies[t] = new LongList();
-            Thread w = new Thread(
-                    () -> {
-                        ready.countDown();
-                        try {
-                            go.await();
-                        } catch (InterruptedException e) {
-                            return;
-                        }
-                        LongList lat = latencies[t];
-                        while (true) {
-                            int s = state.value;
-                            if (s == STOP) {
-                                return;
-                            }
-                            long t0 = System.nanoTime();
-                            try {
-                                body.run(t, probe);
-                            } catch (InterruptedException e) {
-                                return;
-                            } catch (Throwable e) {
-                                errors[t]++;
-                                firstError.compareAndSet(null, e);
-                                if (errors[t] > 1000) {
-                                    return;
-                                }
-                                continue;
-                            }
-                            allOps.lazySet(t, allOps.get(t) + 1);
-                            if (s == MEASURE) {
-                                lat.add(System.nanoTime() - t0);
-                                ops[t]++;
-                            }
-                        }
-                    },
-                    "bench-" + label.replaceAll("\\W+", "-") + "-" + t);
-            w.setDaemon(true);
-            workers.add(w);
-            w.start();
         }
-        try {
-            if (!ready.await(30, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("bench threads did not start: " + label);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> workers = startWorkers(threads, "bench-" + label.replaceAll("\\W+", "-"), go, t -> {
+            LongList lat = latencies[t];
+            while (true) {
+                int s = state.value;
+                if (s == STOP) {
+                    return;
+                }
+                long t0 = System.nanoTime();
+                try {
+                    body.run(t, probe);
+                } catch (InterruptedException e) {
+                    return;
+                } catch (Throwable e) {
+                    errors[t]++;
+                    firstError.compareAndSet(null, e);
+                    if (errors[t] > 1000) {
+                        return;
+                    }
+                    continue;
+                }
+                allOps.lazySet(t, allOps.get(t) + 1);
+                if (s == MEASURE) {
+                    lat.add(System.nanoTime() - t0);
+                    ops[t]++;
+                }
             }
+        });
+        try {
             go.countDown();
             sleep(warmup);
             long before = sum(allOps);
@@ -172,6 +162,43 @@ final class Harness {
         }
     }
 
+    /**
+     * Starts {@code threads} daemon threads named {@code name-<index>} that wait for {@code go} and then run {@code
+     * loop} with their index; returns once all of them are waiting.
+     */
+    private static List<Thread> startWorkers(
+            int threads, String name, CountDownLatch go, java.util.function.IntConsumer loop) {
+        CountDownLatch ready = new CountDownLatch(threads);
+        List<Thread> workers = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            int t = i;
+            Thread w = new Thread(
+                    () -> {
+                        ready.countDown();
+                        try {
+                            go.await();
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                        loop.accept(t);
+                    },
+                    name + "-" + t);
+            w.setDaemon(true);
+            workers.add(w);
+            w.start();
+        }
+        try {
+            if (!ready.await(30, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("bench threads did not start: " + name);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            workers.forEach(Thread::interrupt);
+            throw new IllegalStateException("interrupted while starting " + name, e);
+        }
+        return workers;
+    }
+
     private static long sum(java.util.concurrent.atomic.AtomicLongArray a) {
         long n = 0;
         for (int i = 0; i < a.length(); i++) {
@@ -188,7 +215,6 @@ final class Harness {
         volatile int value;
     }
 
-    /** A growable array of longs. */
     /**
      * Waits up to {@link #DRAIN} in all for the workers (told to stop) to end; interrupts those still running and
      * returns how many they were.
@@ -304,6 +330,194 @@ final class Harness {
         return out;
     }
 
+    /** One acquire+release by one thread of a slice in {@link #alternating}. */
+    @FunctionalInterface
+    interface SliceBody {
+        void run(int thread, ThreadLocalRandom random);
+    }
+
+    /**
+     * Runs on the calling thread around each slice of {@link #alternating}, outside the slice's timed part (e.g. to
+     * read a server's counters); {@code implementation} is the index of the slice's implementation.
+     */
+    interface SliceHook {
+        void before(int implementation);
+
+        void after(int implementation);
+    }
+
+    /**
+     * Slices per implementation in {@link #alternating}: one per second of the measured duration. Shorter slices follow
+     * the load more closely but cost more in transitions (threads started and stopped; state a client keeps while
+     * threads wait, such as a watch, may be dropped at a slice's end and made again at the next one's start).
+     */
+    static int slices(Scenarios.Timing timing) {
+        return (int) Math.max(1, Math.min(20, timing.measure().toMillis() / 1000));
+    }
+
+    static Duration sliceLength(Scenarios.Timing timing) {
+        return timing.measure().dividedBy(slices(timing));
+    }
+
+    /** The report's note under a table of {@link #alternating} results; {@code keys} says which keys it used. */
+    static String slicesNote(Scenarios.Timing timing, int threads, int implementations, String keys) {
+        return String.format(
+                java.util.Locale.ROOT,
+                "Each implementation runs its %d threads in %d slices of %d ms, taking turns with the %s (rotating"
+                        + " who goes first), each over one client opened once and warmed up first; ops/s = operations"
+                        + " / the time spent in its own slices. %s",
+                threads,
+                slices(timing),
+                sliceLength(timing).toMillis(),
+                implementations > 2 ? "others" : "other",
+                keys);
+    }
+
+    /**
+     * {@link #alternating(List, List, int, Scenarios.Timing, SliceHook)} over one client per factory, opened for the
+     * run and closed after it; each factory's body is what {@code bodies} makes for its client, its label the factory's
+     * name.
+     */
+    static List<Result> alternatingLocks(
+            List<LockProvider.Factory> factories,
+            int threads,
+            Scenarios.Timing timing,
+            java.util.function.Function<LockProvider, SliceBody> bodies,
+            @Nullable SliceHook hook) {
+        List<String> labels = new ArrayList<>();
+        List<SliceBody> body = new ArrayList<>();
+        List<LockProvider> open = new ArrayList<>();
+        try {
+            for (LockProvider.Factory f : factories) {
+                LockProvider p = f.open();
+                open.add(p);
+                labels.add(f.name());
+                body.add(bodies.apply(p));
+            }
+            return alternating(labels, body, threads, timing, hook);
+        } finally {
+            for (LockProvider p : open) {
+                p.close();
+            }
+        }
+    }
+
+    /**
+     * {@code threads} threads per body, the bodies taking turns slice by slice ({@link #slices} slices of
+     * {@link #sliceLength} each, rotating who goes first), each first warmed up alone for {@link
+     * Scenarios.Timing#warmup()}; each result counts the operations of its own slices over the time they took, from
+     * the threads' start to the last one's end (operations in flight at a slice's end included). {@code hook}, when
+     * given, runs around every measured slice.
+     */
+    static List<Result> alternating(
+            List<String> labels,
+            List<SliceBody> bodies,
+            int threads,
+            Scenarios.Timing timing,
+            @Nullable SliceHook hook) {
+        int n = bodies.size();
+        int slices = slices(timing);
+        Duration slice = sliceLength(timing);
+        Slices[] all = new Slices[n];
+        for (int i = 0; i < n; i++) {
+            all[i] = new Slices(threads);
+            Slices discard = new Slices(threads);
+            var unused = discard.run(bodies.get(i), timing.warmup());
+        }
+        for (int round = 0; round < slices; round++) {
+            for (int j = 0; j < n; j++) {
+                int i = (j + round) % n;
+                if (hook != null) {
+                    hook.before(i);
+                }
+                var unused = all[i].run(bodies.get(i), slice);
+                if (hook != null) {
+                    hook.after(i);
+                }
+            }
+        }
+        List<Result> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Slices s = all[i];
+            out.add(Result.of(
+                    labels.get(i),
+                    threads,
+                    Math.max(1, s.nanos),
+                    s.ops,
+                    s.latencies,
+                    new Probe(threads),
+                    s.errors,
+                    s.error.get(),
+                    s.stuck,
+                    Arrays.stream(s.ops).sum()));
+        }
+        return out;
+    }
+
+    /** What one implementation's slices added up to; each slice's threads start after the previous ones ended. */
+    private static final class Slices {
+        final long[] ops;
+        final LongList[] latencies;
+        final long[] errors;
+        final AtomicReference<@Nullable Throwable> error = new AtomicReference<>();
+        long nanos;
+        int stuck;
+
+        Slices(int threads) {
+            ops = new long[threads];
+            latencies = new LongList[threads];
+            for (int t = 0; t < threads; t++) {
+                latencies[t] = new LongList();
+            }
+            errors = new long[threads];
+        }
+
+        /** Runs one slice of {@code length}; returns the operations it completed. */
+        long run(SliceBody body, Duration length) {
+            int threads = ops.length;
+            AtomicBoolean stop = new AtomicBoolean();
+            CountDownLatch go = new CountDownLatch(1);
+            long[] done = new long[threads];
+            List<Thread> workers = startWorkers(threads, "bench-slice", go, me -> {
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                while (!stop.get()) {
+                    long t0 = System.nanoTime();
+                    try {
+                        body.run(me, random);
+                    } catch (RuntimeException e) {
+                        errors[me]++;
+                        error.compareAndSet(null, e);
+                        if (errors[me] > 1000) {
+                            return;
+                        }
+                        continue;
+                    }
+                    latencies[me].add(System.nanoTime() - t0);
+                    done[me]++;
+                }
+            });
+            try {
+                long start = System.nanoTime();
+                go.countDown();
+                sleep(length);
+                stop.set(true);
+                stuck += drain(workers);
+                nanos += System.nanoTime() - start;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                workers.forEach(Thread::interrupt);
+                throw new IllegalStateException("interrupted in a slice", e);
+            }
+            long total = 0;
+            for (int t = 0; t < threads; t++) {
+                ops[t] += done[t];
+                total += done[t];
+            }
+            return total;
+        }
+    }
+
+    /** A growable array of longs. */
     static final class LongList {
         private long[] values = new long[1024];
         private int size;

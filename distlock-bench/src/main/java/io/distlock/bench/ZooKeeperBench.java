@@ -10,15 +10,11 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 import org.apache.curator.framework.CuratorFramework;
@@ -323,41 +319,13 @@ public final class ZooKeeperBench {
         return Harness.interleavedLocks(labels, bodies, factories, "i", timing);
     }
 
-    /**
-     * Slices per implementation in {@link #alternating}: one per second of the measured duration. Shorter slices follow
-     * the load more closely but cost more in transitions (threads started and stopped; distlock's per-name watch, kept
-     * while threads wait, is closed at a slice's end and made again at the next one's start).
-     */
-    static int slices(Timing timing) {
-        return (int) Math.max(1, Math.min(20, timing.measure().toMillis() / 1000));
-    }
-
-    static Duration sliceLength(Timing timing) {
-        return timing.measure().dividedBy(slices(timing));
-    }
-
     private static String slicesNote(Timing timing, String keys) {
-        return String.format(
-                java.util.Locale.ROOT,
-                "Each implementation runs its 8 threads in %d slices of %d ms, taking turns with the other (rotating"
-                        + " who goes first), each over one client opened once and warmed up first; ops/s = operations"
-                        + " / the time spent in its own slices. %s",
-                slices(timing),
-                sliceLength(timing).toMillis(),
-                keys);
-    }
-
-    /** One acquire+release by one thread of a slice. */
-    @FunctionalInterface
-    interface SliceBody {
-        void run(int thread, ThreadLocalRandom random);
+        return Harness.slicesNote(timing, THREADS, 2, keys);
     }
 
     /**
-     * {@code threads} threads of one client per factory running the body {@code bodies} makes for that client, the
-     * factories taking turns slice by slice (rotating who goes first); each result counts the operations of its own
-     * slices over the time they took, from the threads' start to the last one's end (operations in flight at a
-     * slice's end included). Clients are opened once and first warmed up for {@link Timing#warmup()} each.
+     * {@link Harness#alternatingLocks} with the server's requests and writes counted around each slice and summed per
+     * implementation, added to {@code requests}' rows as {@code scenario (alternating)}.
      */
     private static List<Result> alternating(
             String scenario,
@@ -365,152 +333,52 @@ public final class ZooKeeperBench {
             int threads,
             Timing timing,
             Requests requests,
-            java.util.function.Function<LockProvider, SliceBody> bodies) {
-        int n = factories.size();
-        int slices = slices(timing);
-        Duration slice = sliceLength(timing);
-        List<LockProvider> open = new ArrayList<>();
-        try {
-            List<SliceBody> body = new ArrayList<>();
-            for (LockProvider.Factory f : factories) {
-                LockProvider p = f.open();
-                open.add(p);
-                body.add(bodies.apply(p));
-            }
-            Slices[] all = new Slices[n];
-            for (int i = 0; i < n; i++) {
-                all[i] = new Slices(threads);
-                Slices discard = new Slices(threads);
-                var unused = discard.run(body.get(i), timing.warmup());
-            }
-            for (int round = 0; round < slices; round++) {
-                for (int j = 0; j < n; j++) {
-                    int i = (j + round) % n;
-                    long[] before = requests.snapshot();
-                    var unused = all[i].run(body.get(i), slice);
-                    all[i].count(Requests.delta(before, requests.snapshot()));
-                }
-            }
-            List<Result> out = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                Slices s = all[i];
-                out.add(Result.of(
-                        factories.get(i).name(),
-                        threads,
-                        Math.max(1, s.nanos),
-                        s.ops,
-                        s.latencies,
-                        new Harness.Probe(threads),
-                        s.errors,
-                        s.error.get(),
-                        s.stuck,
-                        Arrays.stream(s.ops).sum()));
-                requests.row(
-                        scenario + " (alternating)",
-                        factories.get(i).name(),
-                        s.requests < 0 ? null : new long[] {s.requests, s.writes},
-                        Arrays.stream(s.ops).sum());
-            }
-            return out;
-        } finally {
-            for (LockProvider p : open) {
-                p.close();
-            }
+            java.util.function.Function<LockProvider, Harness.SliceBody> bodies) {
+        SliceCounts counts = new SliceCounts(factories.size(), requests);
+        List<Result> out = Harness.alternatingLocks(factories, threads, timing, bodies, counts);
+        for (int i = 0; i < out.size(); i++) {
+            requests.row(
+                    scenario + " (alternating)",
+                    out.get(i).label(),
+                    counts.total(i),
+                    out.get(i).windowOps());
         }
+        return out;
     }
 
-    /** What one implementation's slices added up to; each slice's threads start after the previous ones ended. */
-    private static final class Slices {
-        final long[] ops;
-        final Harness.LongList[] latencies;
-        final long[] errors;
-        final AtomicReference<@Nullable Throwable> error = new AtomicReference<>();
-        long nanos;
-        int stuck;
-        /** Requests and writes the server counted in the slices, or -1 once a count was missing. */
-        long requests;
+    /** The server's requests and writes over each implementation's slices, summed. */
+    private static final class SliceCounts implements Harness.SliceHook {
+        private final Requests requests;
+        /** Per implementation {requests, writes}, or requests -1 once a count was missing. */
+        private final long[][] sums;
 
-        long writes;
+        private long @Nullable [] before;
 
-        Slices(int threads) {
-            ops = new long[threads];
-            latencies = new Harness.LongList[threads];
-            for (int t = 0; t < threads; t++) {
-                latencies[t] = new Harness.LongList();
-            }
-            errors = new long[threads];
+        SliceCounts(int implementations, Requests requests) {
+            this.requests = requests;
+            this.sums = new long[implementations][2];
         }
 
-        void count(long @Nullable [] delta) {
-            if (delta == null || requests < 0) {
-                requests = -1;
+        @Override
+        public void before(int implementation) {
+            before = requests.snapshot();
+        }
+
+        @Override
+        public void after(int implementation) {
+            long[] delta = Requests.delta(before, requests.snapshot());
+            long[] sum = sums[implementation];
+            if (delta == null || sum[0] < 0) {
+                sum[0] = -1;
                 return;
             }
-            requests += delta[0];
-            writes += delta[1];
+            sum[0] += delta[0];
+            sum[1] += delta[1];
         }
 
-        /** Runs one slice of {@code length}; returns the operations it completed. */
-        long run(SliceBody body, Duration length) {
-            int threads = ops.length;
-            AtomicBoolean stop = new AtomicBoolean();
-            CountDownLatch ready = new CountDownLatch(threads);
-            CountDownLatch go = new CountDownLatch(1);
-            long[] done = new long[threads];
-            List<Thread> workers = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                int me = t;
-                Thread w = new Thread(
-                        () -> {
-                            ready.countDown();
-                            try {
-                                go.await();
-                            } catch (InterruptedException e) {
-                                return;
-                            }
-                            ThreadLocalRandom random = ThreadLocalRandom.current();
-                            while (!stop.get()) {
-                                long t0 = System.nanoTime();
-                                try {
-                                    body.run(me, random);
-                                } catch (RuntimeException e) {
-                                    errors[me]++;
-                                    error.compareAndSet(null, e);
-                                    if (errors[me] > 1000) {
-                                        return;
-                                    }
-                                    continue;
-                                }
-                                latencies[me].add(System.nanoTime() - t0);
-                                done[me]++;
-                            }
-                        },
-                        "bench-zk-slice-" + t);
-                w.setDaemon(true);
-                workers.add(w);
-                w.start();
-            }
-            try {
-                if (!ready.await(30, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException("bench threads did not start");
-                }
-                long start = System.nanoTime();
-                go.countDown();
-                Harness.sleep(length);
-                stop.set(true);
-                stuck += Harness.drain(workers);
-                nanos += System.nanoTime() - start;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                workers.forEach(Thread::interrupt);
-                throw new IllegalStateException("interrupted in a slice", e);
-            }
-            long total = 0;
-            for (int t = 0; t < threads; t++) {
-                ops[t] += done[t];
-                total += done[t];
-            }
-            return total;
+        long @Nullable [] total(int implementation) {
+            long[] sum = sums[implementation];
+            return sum[0] < 0 ? null : sum.clone();
         }
     }
 
