@@ -107,6 +107,7 @@ public final class LockEngine implements LockClient {
     private final Watchdog watchdog;
     private final ConcurrentHashMap<String, LockState> states = new ConcurrentHashMap<>();
     private final AtomicLong holdIds = new AtomicLong();
+    private final ThreadLocal<OwnerId> threadOwners;
     private final long watchdogTickNanos;
     /** Name -> when an attempt for it was last busy; see {@link #recentlyBusy}. Bounded by RECENTLY_BUSY_MAX. */
     private final ConcurrentHashMap<String, Long> recentlyBusy = new ConcurrentHashMap<>();
@@ -118,6 +119,8 @@ public final class LockEngine implements LockClient {
         this.config = Objects.requireNonNull(config, "config");
         this.traits = store.traits();
         this.clientId = config.clientId();
+        String id = clientId;
+        this.threadOwners = ThreadLocal.withInitial(() -> new OwnerId(id + ":t" + threadId(Thread.currentThread())));
         this.ticker = config.ticker();
         this.metrics = config.metrics();
         this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
@@ -250,8 +253,9 @@ public final class LockEngine implements LockClient {
         return ticker;
     }
 
+    /** The calling thread's owner id, made once per thread (thread ids are never reused). */
     OwnerId threadOwner() {
-        return new OwnerId(clientId + ":t" + threadId(Thread.currentThread()));
+        return threadOwners.get();
     }
 
     OwnerId newHoldOwner() {

@@ -11,6 +11,18 @@ public record LockKey(String name) {
         Objects.requireNonNull(name, "name");
     }
 
+    // written out, like OwnerId's: the generated record methods are slower on JDK 17
+
+    @Override
+    public boolean equals(Object o) {
+        return this == o || (o instanceof LockKey other && name.equals(other.name));
+    }
+
+    @Override
+    public int hashCode() {
+        return name.hashCode();
+    }
+
     @Override
     public String toString() {
         return name;

@@ -12,6 +12,18 @@ public record OwnerId(String value) {
         Objects.requireNonNull(value, "value");
     }
 
+    // written out: on every acquire and release, and the generated record methods cost several times as much on JDK 17
+
+    @Override
+    public boolean equals(Object o) {
+        return this == o || (o instanceof OwnerId other && value.equals(other.value));
+    }
+
+    @Override
+    public int hashCode() {
+        return value.hashCode();
+    }
+
     @Override
     public String toString() {
         return value;
