@@ -94,17 +94,11 @@ class LockEngineTest {
         assertThat(second[0]).isGreaterThan(first);
     }
 
-    @Test
-    void succession_withSpareTokens_noRoundTrip_thenHandOffWhenTheyRunOut() throws Exception {
-        store.spareTokens = 2;
-        LockEngine engine = engine(Duration.ofSeconds(30));
-        DistributedLock lock = engine.lock("s");
-        lock.lock();
-        long first = lock.fencingToken();
-        int triesBefore = store.tryAcquireCalls.get();
-        List<Long> tokens = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Starts threads that each lock, note their token and unlock; returns once all of them are parked waiting. */
+    private static List<Thread> parkedWaiters(DistributedLock lock, int count, List<Long> tokens)
+            throws InterruptedException {
         List<Thread> waiters = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < count; i++) {
             Thread t = new Thread(() -> {
                 lock.lock();
                 tokens.add(lock.fencingToken());
@@ -118,13 +112,30 @@ class LockEngineTest {
                 Thread.sleep(5);
             }
         }
-        Thread.sleep(50);
-        engine.tickWatchdog(); // a renewal while the first owner holds
-        lock.unlock();
-        for (Thread t : waiters) {
+        return waiters;
+    }
+
+    private static void joinAll(List<Thread> threads) throws InterruptedException {
+        for (Thread t : threads) {
             t.join(5000);
             assertThat(t.isAlive()).isFalse();
         }
+    }
+
+    @Test
+    void succession_withSpareTokens_noRoundTrip_thenHandOffWhenTheyRunOut() throws Exception {
+        store.spareTokens = 2;
+        LockEngine engine = engine(Duration.ofSeconds(30));
+        DistributedLock lock = engine.lock("s");
+        lock.lock();
+        long first = lock.fencingToken();
+        int triesBefore = store.tryAcquireCalls.get();
+        List<Long> tokens = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Thread> waiters = parkedWaiters(lock, 4, tokens);
+        Thread.sleep(50);
+        engine.tickWatchdog(); // a renewal while the first owner holds
+        lock.unlock();
+        joinAll(waiters);
         // first -> w1 and w1 -> w2 take the two spare tokens; then the spares are used up and w2 -> w3 and w3 -> w4 are
         // hand-offs through the store with fresh tokens (a store hand-off reserves none)
         assertThat(tokens).containsExactly(first + 1, first + 2, first + 3, first + 4);
@@ -148,26 +159,9 @@ class LockEngineTest {
         long first = lock.fencingToken();
         int triesBefore = store.tryAcquireCalls.get();
         List<Long> tokens = new java.util.concurrent.CopyOnWriteArrayList<>();
-        List<Thread> waiters = new ArrayList<>();
-        for (int i = 0; i < 6; i++) {
-            Thread t = new Thread(() -> {
-                lock.lock();
-                tokens.add(lock.fencingToken());
-                lock.unlock();
-            });
-            t.start();
-            waiters.add(t);
-        }
-        for (Thread t : waiters) {
-            while (t.getState() != Thread.State.WAITING && t.getState() != Thread.State.TIMED_WAITING) {
-                Thread.sleep(5);
-            }
-        }
+        List<Thread> waiters = parkedWaiters(lock, 6, tokens);
         lock.unlock();
-        for (Thread t : waiters) {
-            t.join(5000);
-            assertThat(t.isAlive()).isFalse();
-        }
+        joinAll(waiters);
         // two successions on the acquisition's spare tokens, a hand-off through the store (which would answer
         // "queued" if another client waited: the queue is respected), two successions on its spare tokens, a hand-off
         assertThat(tokens).containsExactly(first + 1, first + 2, first + 3, first + 4, first + 5, first + 6);
