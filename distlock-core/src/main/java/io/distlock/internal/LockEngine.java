@@ -951,7 +951,7 @@ public final class LockEngine implements LockClient {
         metrics.lost(h.name());
         h.lock.fireLost(h.fencingToken, cause);
         if (!traits.expiresHolds() && cause == null && !ownerHoldsAgain(s, h)) {
-            abandonQuietly(s.key, h.storeOwner); // the store keeps no lease: end the hold there too
+            abandonHoldQuietly(h); // the store keeps no lease: end the hold there too
         }
     }
 
@@ -1148,6 +1148,18 @@ public final class LockEngine implements LockClient {
 
     private IllegalStateException closedException() {
         return new IllegalStateException("lock client " + clientId + " is closed");
+    }
+
+    private void abandonHoldQuietly(HoldImpl h) {
+        try {
+            store.abandonHold(h.heldLock());
+        } catch (RuntimeException e) {
+            log.warn(
+                    "distlock: could not clean up after lost '{}' for {}; it expires with its lease",
+                    h.name(),
+                    h.owner,
+                    e);
+        }
     }
 
     private void abandonQuietly(LockKey key, OwnerId owner) {

@@ -47,6 +47,19 @@ public interface LockStore extends AutoCloseable {
     void abandon(LockKey key, OwnerId owner);
 
     /**
+     * Ends one hold that the core found lost, in a store that keeps no lease of its own ({@link
+     * Traits#expiresHolds()} false), so no grant outlives it. Unlike {@link #abandon}, it ends only that hold (the
+     * grant with the hold's fencing token), never a newer entry or hold of the same owner: the owner the store keeps
+     * the hold under may already be acquiring again (a succession passed the hold on and that owner waits), and its
+     * new attempt must not be undone. A no-op when that hold is gone already.
+     *
+     * <p>The default calls {@link #abandon}, for stores whose owners cannot acquire again before this call returns.
+     */
+    default void abandonHold(HeldLock hold) {
+        abandon(hold.key(), hold.owner());
+    }
+
+    /**
      * Ends the owner's hold.
      *
      * @return true if the owner held the lock and now does not; false if it did not hold it (expired, taken over,

@@ -511,6 +511,46 @@ final class ZooKeeperLockStore implements LockStore {
         }
     }
 
+    /**
+     * Ends exactly the entry of a lost hold: the one whose grant's token it carries. The owner the hold is kept under
+     * may be acquiring again already (after successions it is another thread of this client, and it may wait): its
+     * attempt deletes the old entry itself (an entry is granted once) and makes a new one, which this must not touch.
+     */
+    @Override
+    public void abandonHold(HeldLock hold) {
+        EntryId id = new EntryId(hold.key().name(), hold.owner().value());
+        Entry mine = entries.get(id);
+        boolean interrupted = Thread.interrupted();
+        try {
+            if (mine != null && mine.token() == hold.fencingToken()) {
+                entries.remove(id, mine);
+                run("abandon", () -> deleteGuaranteed(mine.path()));
+            } else if (mine == null) {
+                // not known here (any more): delete the owner's entry with that token if one is still there
+                run("abandon", () -> deleteEntryWithToken(hold));
+            }
+            // else: the owner has a newer entry, made by an attempt that deleted this one first
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void deleteEntryWithToken(HeldLock hold) throws Exception {
+        String lockPath = lockPath(hold.key());
+        String tag = ZkNames.ownerTag(hold.owner().value());
+        for (ZkNames.Entry e : children(lockPath)) {
+            if (e.ownerTag().equals(tag)) {
+                String path = ZKPaths.makePath(lockPath, e.node());
+                Stat stat = curator.checkExists().forPath(path);
+                if (stat != null && tokenOf(stat.getCzxid()) == hold.fencingToken()) {
+                    deleteGuaranteed(path);
+                }
+            }
+        }
+    }
+
     /** Deletes every entry of {@code owner} under the lock, found by owner tag. */
     private void deleteAllOf(LockKey key, OwnerId owner) throws Exception {
         String lockPath = lockPath(key);

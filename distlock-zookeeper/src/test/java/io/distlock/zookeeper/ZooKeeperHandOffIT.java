@@ -254,6 +254,23 @@ class ZooKeeperHandOffIT {
         assertThat(queue()).isEmpty();
     }
 
+    /**
+     * The engine ends a hold it found lost with abandonHold: only the entry with that hold's token, never a newer one
+     * of the same owner, which after successions may be acquiring again already (a plain abandon by owner would
+     * delete that owner's new hold).
+     */
+    @Test
+    void abandonHold_endsOnlyTheLostHoldsEntry_notANewerOneOfTheSameOwner() throws Exception {
+        Client x = client(true);
+        long lost = acquired(x.store().tryAcquire(key, a, LEASE, false));
+        long again = acquired(x.store().tryAcquire(key, a, LEASE, false)); // its attempt ended the old entry itself
+        x.store().abandonHold(new HeldLock(key, a, lost));
+        assertThat(queue()).containsExactly(at(a, again));
+        assertHolds(x, a, again);
+        x.store().abandonHold(new HeldLock(key, a, again));
+        assertThat(queue()).isEmpty();
+    }
+
     @ParameterizedTest(name = "raw multi: {0}")
     @ValueSource(booleans = {true, false})
     void handOff_whenTheGiverDoesNotHold_isNotHeld_andChangesNothing(boolean raw) throws Exception {
