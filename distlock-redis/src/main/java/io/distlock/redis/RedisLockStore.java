@@ -83,6 +83,8 @@ final class RedisLockStore implements LockStore {
     private static final Duration MIN_GRANT_VALIDITY = Duration.ofMillis(100);
     /** Tokens a grant to a waiting client reserves after its own (wake-one.lua's GRANT_SPARE). */
     static final int GRANT_SPARE = 16;
+    /** Tokens a plain grant reserves after its own (lock-acquire.lua's SPARE). */
+    static final int ACQUIRE_SPARE = 16;
 
     private final RedisConnections redis;
     private final KeyLayout layout;
@@ -218,14 +220,27 @@ final class RedisLockStore implements LockStore {
                     millis(lease),
                     entry);
         } else {
-            answer = redis.call(
+            answer = expandPlainAnswer(redis.call(
                     LuaScript.LOCK_ACQUIRE,
                     ScriptOutputType.MULTI,
                     new String[] {holdKey, fenceKey},
                     owner.value(),
-                    millis(lease));
+                    millis(lease)));
         }
         return answer;
+    }
+
+    /**
+     * lock-acquire.lua answers a plain attempt (no waiting-client entry) with one integer, which costs Redis less than
+     * a table: the fencing token when acquired (with {@link #ACQUIRE_SPARE} spare tokens), minus the hold's remaining
+     * lease in milliseconds when busy. Returns the table form the other answers have: {1, token, spare} or {0, ttl}.
+     */
+    static List<Object> expandPlainAnswer(List<Object> answer) {
+        if (answer.size() != 1) {
+            throw new IllegalStateException("unexpected answer to a plain attempt " + answer);
+        }
+        long v = number(answer, 0);
+        return v > 0 ? List.of(1L, v, (long) ACQUIRE_SPARE) : List.of(0L, -v);
     }
 
     @Override

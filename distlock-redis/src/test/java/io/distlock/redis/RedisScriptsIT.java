@@ -63,12 +63,13 @@ class RedisScriptsIT {
 
     private static List<Object> acquire(Keys k, String owner, long leaseMillis, boolean queue, long waiterTimeout) {
         if (!queue) {
-            return connections.call(
+            // a plain attempt answers one integer; the store reads it as this table (checked on its own below)
+            return RedisLockStore.expandPlainAnswer(connections.call(
                     LuaScript.LOCK_ACQUIRE,
                     ScriptOutputType.MULTI,
                     new String[] {k.hold, k.fence},
                     owner,
-                    Long.toString(leaseMillis));
+                    Long.toString(leaseMillis)));
         }
         return connections.call(
                 LuaScript.LOCK_ACQUIRE_QUEUED,
@@ -100,6 +101,19 @@ class RedisScriptsIT {
         assertThat(sync.get(k.hold)).isEqualTo("a");
         assertThat(sync.pttl(k.hold)).isBetween(1L, 10_000L);
         assertThat(sync.ttl(k.fence)).as("fence never expires").isEqualTo(-1L);
+    }
+
+    /** A plain attempt's answer on the wire: the token alone, or minus the remaining lease (cheaper than a table). */
+    @Test
+    void acquire_plain_answersOneInteger_tokenOrMinusTheRemainingLease() {
+        Keys k = Keys.of(name());
+        String[] keys = {k.hold, k.fence};
+        List<Object> granted = connections.call(LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, keys, "a", "10000");
+        assertThat(granted).containsExactly(1L);
+        List<Object> busy = connections.call(LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, keys, "b", "10000");
+        assertThat(busy).hasSize(1);
+        assertThat((Long) busy.get(0)).isBetween(-10_000L, -1L);
+        assertThat(sync.get(k.fence)).as("the grant reserved 16 spare tokens").isEqualTo("17");
     }
 
     @Test
