@@ -47,9 +47,10 @@ import org.jspecify.annotations.Nullable;
  *       every server of a quorum, also across leader changes.
  *   <li>A hold lasts as long as the client's ZooKeeper session. No clocks are compared: the session timeout is
  *       measured by the server, and the client's checks use its monotonic clock.
- *   <li>The fencing token is the {@code czxid} of the holder's node: the ZooKeeper transaction id that created it,
- *       strictly greater than every token issued before for the name, also across client and server restarts that
- *       keep the data directory.
+ *   <li>The fencing token comes from the {@code czxid} of the holder's node, the ZooKeeper transaction id that
+ *       created it: {@code czxid * 16} plus the number of the local succession (a thread of this client that took
+ *       the hold over without a round trip, at most 15 in a row), strictly greater than every token issued before for
+ *       the name, also across client and server restarts that keep the data directory.
  *   <li>Waiting uses one ZooKeeper watch per name and client; no polling. A wait that times out or is interrupted
  *       deletes its node, also when the delete has to wait for a reconnect (Curator's guaranteed delete).
  *   <li>A node created with an answer lost to a connection failure is found again (Curator's protected mode) or

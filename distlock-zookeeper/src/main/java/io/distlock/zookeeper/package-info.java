@@ -2,7 +2,8 @@
  * The ZooKeeper backend of distlock: {@link io.distlock.zookeeper.ZooKeeperLockClient} over Apache Curator.
  *
  * <p>Each lock name is a container node whose children are the queue of owners that hold or wait, as ephemeral
- * sequential nodes; the first holds the lock, and its {@code czxid} is the fencing token. Everything but the client
+ * sequential nodes; the first holds the lock, and its {@code czxid} (times 16, plus the local succession's number)
+ * is the fencing token. Everything but the client
  * class is package-private: the store that performs the atomic steps, and the encoding of names into path components.
  */
 @NullMarked
