@@ -45,6 +45,10 @@ final class FakeLockStore implements LockStore {
     boolean queuesEveryWaiter;
     /** Reports subscribesFreely. */
     boolean subscribesFreely;
+    /** Reports expiresHolds (true: the store keeps leases of its own). */
+    boolean expiresHolds = true;
+    /** The holds the engine ended with abandonHold. */
+    final List<HeldLock> abandonedHolds = new CopyOnWriteArrayList<>();
     /** Tokens reserved after each grant's own, for local successions. */
     volatile int spareTokens;
     /** The same for the grants of a hand-off. */
@@ -89,6 +93,12 @@ final class FakeLockStore implements LockStore {
         holders.put(key.name(), owner);
         int spare = spareTokens;
         return Attempt.acquired(fences.merge(key.name(), 1L + spare, Long::sum) - spare, spare);
+    }
+
+    @Override
+    public void abandonHold(HeldLock hold) {
+        abandonedHolds.add(hold);
+        LockStore.super.abandonHold(hold);
     }
 
     @Override
@@ -231,7 +241,7 @@ final class FakeLockStore implements LockStore {
 
     @Override
     public Traits traits() {
-        return new Traits(queuesEveryWaiter, true, handsOff, subscribesFreely);
+        return new Traits(queuesEveryWaiter, expiresHolds, handsOff, subscribesFreely);
     }
 
     @Override

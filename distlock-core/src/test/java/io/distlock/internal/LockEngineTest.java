@@ -7,6 +7,8 @@ import io.distlock.DistributedLock;
 import io.distlock.DistributedLockException;
 import io.distlock.LockHold;
 import io.distlock.LockLostException;
+import io.distlock.spi.HeldLock;
+import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -202,6 +204,44 @@ class LockEngineTest {
         assertThat(waiter.isAlive()).isFalse();
         assertThat(store.renewBatchSizes).contains(1);
         assertThat(store.holders).as("released through the acquiring owner").isEmpty();
+    }
+
+    /**
+     * A hold found lost in a store without leases of its own is ended there by its token, under the owner the store
+     * keeps it under: after a succession that is the acquiring owner, which may be acquiring again by then, so ending
+     * "whatever that owner has" could end its new hold.
+     */
+    @Test
+    void lostSuccession_inAStoreWithoutLeases_isEndedByItsStoreOwnerAndToken() throws Exception {
+        store.expiresHolds = false;
+        store.spareTokens = 5;
+        LockEngine engine = engine(Duration.ofSeconds(30));
+        DistributedLock lock = engine.lock("l");
+        lock.lock();
+        OwnerId acquiring = java.util.Objects.requireNonNull(store.holders.get("l"));
+        long acquired = lock.fencingToken();
+        java.util.concurrent.atomic.AtomicLong successorToken = new java.util.concurrent.atomic.AtomicLong();
+        Thread successor = new Thread(() -> {
+            lock.lock();
+            successorToken.set(lock.fencingToken());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (engine.watchdogSize() == 0 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            store.holders.put("l", new OwnerId("other:t1")); // taken over behind the client's back
+            engine.tickWatchdog();
+            assertThat(lock.isHeldByCurrentThread()).as("found lost").isFalse();
+        });
+        successor.start();
+        while (successor.getState() != Thread.State.WAITING && successor.getState() != Thread.State.TIMED_WAITING) {
+            Thread.sleep(5);
+        }
+        lock.unlock();
+        successor.join(5000);
+        assertThat(successor.isAlive()).isFalse();
+        assertThat(successorToken.get()).as("a succession").isEqualTo(acquired + 1);
+        assertThat(store.abandonedHolds).containsExactly(new HeldLock(new LockKey("l"), acquiring, acquired));
+        assertThat(store.holders.get("l")).as("the other owner's hold stays").isEqualTo(new OwnerId("other:t1"));
     }
 
     /** On a store that subscribes freely, an acquire of a name that was just busy subscribes before its attempt. */
