@@ -110,11 +110,22 @@ class LockEngineTest {
             waiters.add(t);
         }
         for (Thread t : waiters) {
-            while (t.getState() != Thread.State.WAITING && t.getState() != Thread.State.TIMED_WAITING) {
-                Thread.sleep(5);
-            }
+            awaitParked(t);
         }
         return waiters;
+    }
+
+    /** Runs a timed tryLock that must fail in a thread of its own, and waits for it. */
+    private static void failedTryLockInAThread(DistributedLock lock, long millis) throws InterruptedException {
+        Thread t = new Thread(() -> {
+            try {
+                assertThat(lock.tryLock(millis, TimeUnit.MILLISECONDS)).isFalse();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        t.start();
+        t.join(5000);
     }
 
     private static void joinAll(List<Thread> threads) throws InterruptedException {
@@ -195,9 +206,7 @@ class LockEngineTest {
             lock.unlock();
         });
         waiter.start();
-        while (waiter.getState() != Thread.State.WAITING && waiter.getState() != Thread.State.TIMED_WAITING) {
-            Thread.sleep(5);
-        }
+        awaitParked(waiter);
         Thread.sleep(50);
         lock.unlock();
         waiter.join(5000);
@@ -233,9 +242,7 @@ class LockEngineTest {
             assertThat(lock.isHeldByCurrentThread()).as("found lost").isFalse();
         });
         successor.start();
-        while (successor.getState() != Thread.State.WAITING && successor.getState() != Thread.State.TIMED_WAITING) {
-            Thread.sleep(5);
-        }
+        awaitParked(successor);
         lock.unlock();
         successor.join(5000);
         assertThat(successor.isAlive()).isFalse();
@@ -250,15 +257,7 @@ class LockEngineTest {
         store.subscribesFreely = true;
         DistributedLock lock = engine(Duration.ofSeconds(30)).lock("r");
         store.holders.put("r", new OwnerId("other:t1"));
-        Thread first = new Thread(() -> {
-            try {
-                assertThat(lock.tryLock(200, TimeUnit.MILLISECONDS)).isFalse();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        first.start();
-        first.join(5000);
+        failedTryLockInAThread(lock, 200);
         assertThat(store.tryAcquireCalls).as("attempt, subscribe, re-check").hasValue(2);
         Thread second = new Thread(() -> {
             lock.lock();
@@ -269,8 +268,7 @@ class LockEngineTest {
         assertThat(store.tryAcquireCalls)
                 .as("subscribed first: its one attempt was the re-check")
                 .hasValue(3);
-        assertThat(store.release(new io.distlock.spi.LockKey("r"), new OwnerId("other:t1")))
-                .isTrue();
+        assertThat(store.release(new LockKey("r"), new OwnerId("other:t1"))).isTrue();
         second.join(5000);
         assertThat(second.isAlive()).isFalse();
         assertThat(store.holders).doesNotContainKey("r");
@@ -285,17 +283,9 @@ class LockEngineTest {
     void wakeUpDuringTheFirstAttempt_isNotLost() throws Exception {
         store.subscribesFreely = true;
         DistributedLock lock = engine(Duration.ofSeconds(30)).lock("r");
-        io.distlock.spi.LockKey key = new io.distlock.spi.LockKey("r");
+        LockKey key = new LockKey("r");
         store.holders.put("r", new OwnerId("other:t1"));
-        Thread first = new Thread(() -> {
-            try {
-                assertThat(lock.tryLock(100, TimeUnit.MILLISECONDS)).isFalse();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        first.start();
-        first.join(5000);
+        failedTryLockInAThread(lock, 100);
         int before = store.tryAcquireCalls.get();
         Thread second = new Thread(() -> {
             lock.lock();
@@ -398,8 +388,7 @@ class LockEngineTest {
         store.gate.countDown();
         newcomer.join(5000);
         assertThat(triedAndGot).isFalse();
-        assertThat(store.release(new io.distlock.spi.LockKey("g"), new OwnerId("c9:w1#9")))
-                .isTrue();
+        assertThat(store.release(new LockKey("g"), new OwnerId("c9:w1#9"))).isTrue();
         waiter.join(5000);
         assertThat(waiter.isAlive()).isFalse();
     }
@@ -456,9 +445,7 @@ class LockEngineTest {
             lock.unlock();
         });
         waiter.start();
-        while (waiter.getState() != Thread.State.WAITING && waiter.getState() != Thread.State.TIMED_WAITING) {
-            Thread.sleep(5);
-        }
+        awaitParked(waiter);
         Thread.sleep(50);
         lock.unlock(); // through the store (no hand-off allowed): wakes the waiter
         lock.lock(); // straight back
@@ -498,9 +485,7 @@ class LockEngineTest {
             waiters.add(t);
         }
         for (Thread t : waiters) {
-            while (t.getState() != Thread.State.WAITING && t.getState() != Thread.State.TIMED_WAITING) {
-                Thread.sleep(5);
-            }
+            awaitParked(t);
         }
         Thread.sleep(50); // every waiter has made its attempt and parked
         lock.unlock();

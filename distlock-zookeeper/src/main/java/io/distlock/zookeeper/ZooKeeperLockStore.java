@@ -489,14 +489,12 @@ final class ZooKeeperLockStore implements LockStore {
     public void abandon(LockKey key, OwnerId owner) {
         EntryId id = new EntryId(key.name(), owner.value());
         Entry mine = entries.remove(id);
-        // an interrupted waiter still has to clean up: ZooKeeper calls fail at once on an interrupted thread
-        boolean interrupted = Thread.interrupted();
         try {
-            run("abandon", () -> {
+            cleanUp(() -> {
                 if (mine != null) {
                     deleteGuaranteed(mine.path());
                 } else {
-                    deleteAllOf(key, owner);
+                    deleteEntriesOf(key, owner, null);
                 }
             });
         } catch (RuntimeException e) {
@@ -504,6 +502,17 @@ final class ZooKeeperLockStore implements LockStore {
                 uncertain.add(id); // look again after the next reconnect
             }
             throw e;
+        }
+    }
+
+    /**
+     * Runs a clean-up step. An interrupted waiter still has to clean up, and ZooKeeper calls fail at once on an
+     * interrupted thread: the flag is cleared for the step and set again after it.
+     */
+    private static void cleanUp(ZkAction step) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            run("abandon", step);
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -520,44 +529,33 @@ final class ZooKeeperLockStore implements LockStore {
     public void abandonHold(HeldLock hold) {
         EntryId id = new EntryId(hold.key().name(), hold.owner().value());
         Entry mine = entries.get(id);
-        boolean interrupted = Thread.interrupted();
-        try {
-            if (mine != null && mine.token() == hold.fencingToken()) {
-                entries.remove(id, mine);
-                run("abandon", () -> deleteGuaranteed(mine.path()));
-            } else if (mine == null) {
-                // not known here (any more): delete the owner's entry with that token if one is still there
-                run("abandon", () -> deleteEntryWithToken(hold));
-            }
-            // else: the owner has a newer entry, made by an attempt that deleted this one first
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+        if (mine != null && mine.token() == hold.fencingToken()) {
+            entries.remove(id, mine);
+            cleanUp(() -> deleteGuaranteed(mine.path()));
+        } else if (mine == null) {
+            // not known here (any more): delete the owner's entry with that token if one is still there
+            cleanUp(() -> deleteEntriesOf(hold.key(), hold.owner(), hold.fencingToken()));
         }
+        // else: the owner has a newer entry, made by an attempt that deleted this one first
     }
 
-    private void deleteEntryWithToken(HeldLock hold) throws Exception {
-        String lockPath = lockPath(hold.key());
-        String tag = ZkNames.ownerTag(hold.owner().value());
-        for (ZkNames.Entry e : children(lockPath)) {
-            if (e.ownerTag().equals(tag)) {
-                String path = ZKPaths.makePath(lockPath, e.node());
-                Stat stat = curator.checkExists().forPath(path);
-                if (stat != null && tokenOf(stat.getCzxid()) == hold.fencingToken()) {
-                    deleteGuaranteed(path);
-                }
-            }
-        }
-    }
-
-    /** Deletes every entry of {@code owner} under the lock, found by owner tag. */
-    private void deleteAllOf(LockKey key, OwnerId owner) throws Exception {
+    /**
+     * Deletes the entries of {@code owner} under the lock, found by owner tag: every one, or with {@code token} only
+     * the one whose grant would carry that token.
+     */
+    private void deleteEntriesOf(LockKey key, OwnerId owner, @Nullable Long token) throws Exception {
         String lockPath = lockPath(key);
         String tag = ZkNames.ownerTag(owner.value());
         for (ZkNames.Entry e : children(lockPath)) {
             if (e.ownerTag().equals(tag)) {
-                deleteGuaranteed(ZKPaths.makePath(lockPath, e.node()));
+                String path = ZKPaths.makePath(lockPath, e.node());
+                if (token != null) {
+                    Stat stat = curator.checkExists().forPath(path);
+                    if (stat == null || tokenOf(stat.getCzxid()) != token) {
+                        continue;
+                    }
+                }
+                deleteGuaranteed(path);
             }
         }
     }
@@ -1140,7 +1138,7 @@ final class ZooKeeperLockStore implements LockStore {
         }
         for (EntryId id : List.copyOf(uncertain)) {
             try {
-                deleteAllOf(new LockKey(id.name()), new OwnerId(id.owner()));
+                deleteEntriesOf(new LockKey(id.name()), new OwnerId(id.owner()), null);
                 uncertain.remove(id);
             } catch (Exception e) {
                 log.warn("distlock: could not clean up after '{}' for {}", id.name(), id.owner(), e);
