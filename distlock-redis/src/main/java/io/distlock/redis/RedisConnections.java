@@ -15,6 +15,7 @@ import io.lettuce.core.api.sync.RedisKeyCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
@@ -221,14 +222,52 @@ final class RedisConnections implements AutoCloseable {
 
     /** Runs a script and waits for its answer (without the extra completion stage of {@link #eval}). */
     <T> T call(LuaScript script, ScriptOutputType type, String[] keys, String... args) {
+        return call(async, script, type, keys, args);
+    }
+
+    /** {@link #call(LuaScript, ScriptOutputType, String[], String...)} on the given commands (see {@link #grantCommands}). */
+    <T> T call(
+            RedisClusterAsyncCommands<String, String> on,
+            LuaScript script,
+            ScriptOutputType type,
+            String[] keys,
+            String... args) {
         try {
-            return await(async.<T>evalsha(script.sha1(), type, keys, args));
+            return await(on.<T>evalsha(script.sha1(), type, keys, args));
         } catch (RuntimeException e) {
             if (isNoScript(e)) {
-                return await(async.<T>eval(script.source(), type, keys, args));
+                return await(on.<T>eval(script.source(), type, keys, args));
             }
             throw e;
         }
+    }
+
+    /**
+     * The commands on which a grant of {@code key} is written when it must then be WAITed for. {@code WAIT} counts the
+     * replicas that have every write of the connection it is sent on; so the grant and the WAIT must share one
+     * connection. Standalone (and Sentinel) that is the command connection. On a Cluster it is the connection to the
+     * master that serves the key's slot in the client's current view, the one Lettuce routes that slot's writes over
+     * too: a WAIT sent through the Cluster connection would go to whichever node Lettuce picks for a keyless command
+     * and count nothing of this grant. A slot that moved in the meantime answers MOVED, which fails the attempt with
+     * that cause; nothing is granted then.
+     */
+    RedisClusterAsyncCommands<String, String> grantCommands(String key) {
+        if (!(async instanceof RedisAdvancedClusterAsyncCommands<String, String> clustered)) {
+            return async;
+        }
+        int slot = SlotHash.getSlot(key);
+        RedisClusterNode master =
+                clustered.getStatefulConnection().getPartitions().getMasterBySlot(slot);
+        if (master == null) {
+            throw new DistributedLockException(
+                    "no Cluster master serves slot " + slot + " of " + key,
+                    new IllegalStateException("uncovered slot " + slot));
+        }
+        RedisURI uri = master.getUri();
+        return await(clustered
+                .getStatefulConnection()
+                .getConnectionAsync(uri.getHost(), uri.getPort())
+                .thenApply(StatefulRedisConnection::async));
     }
 
     private static boolean isNoScript(Throwable e) {

@@ -279,8 +279,9 @@ public final class RedisLockClient implements LockClient {
          * After every grant, waits ({@code WAIT}) until at least {@code minReplicas} replicas have the write, for at
          * most {@code timeout}. When fewer acknowledge it the grant is released again and the acquire throws {@link
          * DistributedLockException}: never a silent grant that a failover could lose. Costs one more round trip per
-         * grant, during which the client's other commands queue behind the {@code WAIT} on the shared connection. Not
-         * available on a Cluster.
+         * grant, during which the client's other commands queue behind the {@code WAIT} on the shared connection. On a
+         * Cluster the grant and its {@code WAIT} go over the connection to the master that serves the name's slot, so
+         * {@code minReplicas} counts that master's replicas.
          *
          * @throws IllegalArgumentException if {@code minReplicas} is negative or {@code timeout} is not positive
          */
@@ -312,7 +313,6 @@ public final class RedisLockClient implements LockClient {
          * Connects and returns the client.
          *
          * @throws IllegalStateException if no server was chosen, or more than one way
-         * @throws IllegalArgumentException if {@link #replicaAcks} is combined with a Cluster
          * @throws DistributedLockException if the server cannot be reached
          */
         public RedisLockClient build() {
@@ -327,10 +327,6 @@ public final class RedisLockClient implements LockClient {
             if (ways > 1) {
                 throw new IllegalStateException("choose one of uri, cluster, redisClient and clusterClient");
             }
-            boolean cluster = !clusterSeeds.isEmpty() || clusterClient != null;
-            if (cluster && minReplicas > 0) {
-                throw new IllegalArgumentException("replicaAcks is not available on a Redis Cluster: " + minReplicas);
-            }
             EngineConfig config = EngineConfig.defaults().withWatchdogLease(leaseTime);
             if (clientId != null) {
                 config = config.withClientId(clientId);
@@ -342,7 +338,7 @@ public final class RedisLockClient implements LockClient {
                     config.clientId(),
                     waiterTimeout,
                     waitStrategy == WaitStrategy.SPIN,
-                    cluster && waitStrategy != WaitStrategy.SPIN && connections.hasShardedPubSub(),
+                    connections.isCluster() && waitStrategy != WaitStrategy.SPIN && connections.hasShardedPubSub(),
                     minReplicas,
                     replicaTimeout);
             store.checkServer();

@@ -14,6 +14,7 @@ import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanIterator;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -154,9 +155,11 @@ final class RedisLockStore implements LockStore {
         Wait wait = spin ? null : entries.get(tag);
         String entry = wait == null ? null : wait.entry;
         long sent = System.nanoTime();
+        // with replicaAcks the grant and its WAIT share one connection (on a Cluster: to the slot's master)
+        RedisClusterAsyncCommands<String, String> on = minReplicas > 0 ? redis.grantCommands(holdKey) : redis.async();
         List<Object> answer = null;
         try {
-            answer = acquire(tag, holdKey, fenceKey, owner, lease, queue, entry);
+            answer = acquire(on, tag, holdKey, fenceKey, owner, lease, queue, entry);
         } finally {
             if (wait != null) {
                 wait.attemptEnded(sent, answer);
@@ -175,13 +178,14 @@ final class RedisLockStore implements LockStore {
             return Attempt.busy(Duration.ofMillis(value));
         }
         if (minReplicas > 0) {
-            awaitReplicas(key, tag, owner);
+            awaitReplicas(on, key, tag, owner);
         }
         // lock-acquire.lua reserves tokens for the client's local successions; the fair queue's script reserves none
         return Attempt.acquired(value, answer.size() > 2 ? Math.toIntExact(number(answer, 2)) : 0);
     }
 
     private List<Object> acquire(
+            RedisClusterAsyncCommands<String, String> on,
             String tag,
             String holdKey,
             String fenceKey,
@@ -205,9 +209,10 @@ final class RedisLockStore implements LockStore {
                 args.add(entry);
             }
             answer = redis.call(
-                    LuaScript.LOCK_ACQUIRE_QUEUED, ScriptOutputType.MULTI, keys, args.toArray(String[]::new));
+                    on, LuaScript.LOCK_ACQUIRE_QUEUED, ScriptOutputType.MULTI, keys, args.toArray(String[]::new));
         } else if (entry != null) {
             answer = redis.call(
+                    on,
                     LuaScript.LOCK_ACQUIRE,
                     ScriptOutputType.MULTI,
                     new String[] {
@@ -221,6 +226,7 @@ final class RedisLockStore implements LockStore {
                     entry);
         } else {
             answer = expandPlainAnswer(redis.call(
+                    on,
                     LuaScript.LOCK_ACQUIRE,
                     ScriptOutputType.MULTI,
                     new String[] {holdKey, fenceKey},
@@ -422,10 +428,13 @@ final class RedisLockStore implements LockStore {
     @Override
     public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
         String tag = layout.tag(key.name());
+        String holdKey = KeyLayout.key(tag, KeyLayout.HOLD);
+        RedisClusterAsyncCommands<String, String> on = minReplicas > 0 ? redis.grantCommands(holdKey) : redis.async();
         Long token = redis.call(
+                on,
                 LuaScript.LOCK_HANDOFF,
                 ScriptOutputType.INTEGER,
-                new String[] {KeyLayout.key(tag, KeyLayout.HOLD), KeyLayout.key(tag, KeyLayout.FENCE)},
+                new String[] {holdKey, KeyLayout.key(tag, KeyLayout.FENCE)},
                 from.value(),
                 to.value(),
                 millis(lease));
@@ -433,16 +442,19 @@ final class RedisLockStore implements LockStore {
             return HandOff.notHeld();
         }
         if (minReplicas > 0) {
-            awaitReplicas(key, tag, to);
+            awaitReplicas(on, key, tag, to);
         }
         return HandOff.granted(token);
     }
 
-    /** WAIT for the replicas; if too few acknowledged the grant, undo it and fail loudly (never a silent grant). */
-    private void awaitReplicas(LockKey key, String tag, OwnerId owner) {
+    /**
+     * WAIT for the replicas, on the connection {@code on} that wrote the grant; if too few acknowledged it, undo it and
+     * fail loudly (never a silent grant).
+     */
+    private void awaitReplicas(RedisClusterAsyncCommands<String, String> on, LockKey key, String tag, OwnerId owner) {
         long acked;
         try {
-            acked = redis.await(redis.async().waitForReplication(minReplicas, Math.max(1, replicaTimeout.toMillis())));
+            acked = redis.await(on.waitForReplication(minReplicas, Math.max(1, replicaTimeout.toMillis())));
         } catch (RuntimeException e) {
             undoGrant(tag, owner);
             throw e;
@@ -452,7 +464,7 @@ final class RedisLockStore implements LockStore {
             // Lettuce may have reconnected to a newly promoted master between the grant and WAIT: WAIT would then
             // count replicas of a server that never saw the grant. Check that the server that answered has our hold.
             try {
-                holder = redis.await(redis.async().get(KeyLayout.key(tag, KeyLayout.HOLD)));
+                holder = redis.await(on.get(KeyLayout.key(tag, KeyLayout.HOLD)));
             } catch (RuntimeException e) {
                 undoGrant(tag, owner);
                 throw e;

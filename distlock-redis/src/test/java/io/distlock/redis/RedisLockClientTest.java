@@ -60,14 +60,4 @@ class RedisLockClientTest {
                 .hasMessageContaining("a:b");
         assertThatThrownBy(() -> RedisLockClient.builder().cluster()).isInstanceOf(IllegalArgumentException.class);
     }
-
-    @Test
-    void builder_replicaAcksOnCluster_throwsIllegalArgument() {
-        assertThatThrownBy(() -> RedisLockClient.builder()
-                        .cluster("redis://127.0.0.1:1")
-                        .replicaAcks(1, Duration.ofSeconds(1))
-                        .build())
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("Cluster");
-    }
 }

@@ -14,28 +14,38 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * A Redis Cluster of real {@code redis-server} processes on free loopback ports (masters only, no replicas), created
- * with {@code redis-cli --cluster create} and ready ({@code cluster_state:ok} on every node) when {@link #start()}
- * returns. A JUnit 5 extension like {@link RedisServer}.
+ * A Redis Cluster of real {@code redis-server} processes on free loopback ports (masters, and optionally replicas of
+ * each), created with {@code redis-cli --cluster create} and ready ({@code cluster_state:ok} on every node, every
+ * replica's link to its master up) when {@link #start()} returns. A JUnit 5 extension like {@link RedisServer}.
  */
 public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, AutoCloseable {
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(20);
 
     private final int masters;
+    private final int replicasPerMaster;
     private final List<Process> processes = new ArrayList<>();
     private final List<Integer> ports = new ArrayList<>();
     private @Nullable Path dir;
 
-    private RedisCluster(int masters) {
+    private RedisCluster(int masters, int replicasPerMaster) {
         if (masters < 3) {
             throw new IllegalArgumentException("a Redis Cluster needs at least 3 masters: " + masters);
         }
+        if (replicasPerMaster < 0) {
+            throw new IllegalArgumentException("replicasPerMaster must not be negative: " + replicasPerMaster);
+        }
         this.masters = masters;
+        this.replicasPerMaster = replicasPerMaster;
     }
 
     /** A cluster of {@code masters} masters, started before the test class or at {@link #start()}. */
     public static RedisCluster withMasters(int masters) {
-        return new RedisCluster(masters);
+        return new RedisCluster(masters, 0);
+    }
+
+    /** A cluster of {@code masters} masters with {@code replicasPerMaster} replicas each. */
+    public static RedisCluster withMastersAndReplicas(int masters, int replicasPerMaster) {
+        return new RedisCluster(masters, replicasPerMaster);
     }
 
     public synchronized RedisCluster start() {
@@ -45,7 +55,7 @@ public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, 
         try {
             Path d = Files.createTempDirectory("distlock-redis-cluster-");
             dir = d;
-            for (int i = 0; i < masters; i++) {
+            for (int i = 0; i < masters * (1 + replicasPerMaster); i++) {
                 int port = RedisServer.freePort();
                 List<String> command = List.of(
                         RedisServer.binary(),
@@ -80,7 +90,7 @@ public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, 
             for (int port : ports) {
                 create.add("127.0.0.1:" + port);
             }
-            create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
+            create.addAll(List.of("--cluster-replicas", Integer.toString(replicasPerMaster), "--cluster-yes"));
             Process p = new ProcessBuilder(create)
                     .redirectErrorStream(true)
                     .redirectOutput(d.resolve("cluster-create.out").toFile())
@@ -108,12 +118,52 @@ public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, 
     private void awaitReady() {
         long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
         for (int port : ports) {
-            while (!RedisServer.command(port, "CLUSTER", "INFO").contains("cluster_state:ok")) {
+            while (!RedisServer.command(port, "CLUSTER", "INFO").contains("cluster_state:ok")
+                    || !replicaLinkedOrMaster(port)) {
                 if (System.nanoTime() - deadline > 0) {
                     throw new IllegalStateException("cluster not ready within " + READY_TIMEOUT + " on port " + port);
                 }
                 RedisServer.sleep(100);
             }
+        }
+    }
+
+    private static boolean replicaLinkedOrMaster(int port) {
+        String replication = RedisServer.command(port, "INFO", "replication");
+        return replication.contains("role:master") || replication.contains("master_link_status:up");
+    }
+
+    /**
+     * Stops the node on {@code port} (SIGSTOP): it keeps its connections but answers nothing, neither clients nor its
+     * master's replication stream, until {@link #resume}. A stopped node must be resumed before {@link #close}.
+     */
+    public void pause(int port) {
+        signal(port, "-STOP");
+    }
+
+    /** Lets a node {@link #pause paused} run again (SIGCONT). */
+    public void resume(int port) {
+        signal(port, "-CONT");
+    }
+
+    private synchronized void signal(int port, String signal) {
+        int i = ports.indexOf(port);
+        if (i < 0) {
+            throw new IllegalArgumentException("no node of this cluster on port " + port);
+        }
+        try {
+            Process kill = new ProcessBuilder(
+                            "kill", signal, Long.toString(processes.get(i).pid()))
+                    .redirectErrorStream(true)
+                    .start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill " + signal + " of the node on port " + port + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
         }
     }
 
