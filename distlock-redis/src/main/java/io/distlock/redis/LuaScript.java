@@ -19,6 +19,7 @@ record LuaScript(String name, String source, String sha1) {
     static final LuaScript LOCK_ACQUIRE = load("lock-acquire.lua");
     static final LuaScript LOCK_ACQUIRE_QUEUED = load("lock-acquire-queued.lua");
     static final LuaScript LOCK_RELEASE = load("lock-release.lua");
+    static final LuaScript LOCK_RELEASE_LEAN = load("lock-release-lean.lua");
     static final LuaScript LOCK_RENEW = load("lock-renew.lua");
     static final LuaScript LOCK_HANDOFF = load("lock-handoff.lua");
     static final LuaScript LOCK_ABANDON = load("lock-abandon.lua");
@@ -31,6 +32,7 @@ record LuaScript(String name, String source, String sha1) {
             LOCK_ACQUIRE,
             LOCK_ACQUIRE_QUEUED,
             LOCK_RELEASE,
+            LOCK_RELEASE_LEAN,
             LOCK_RENEW,
             LOCK_HANDOFF,
             LOCK_ABANDON,

@@ -27,6 +27,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
@@ -106,6 +107,8 @@ final class RedisLockStore implements LockStore {
 
     private final int minReplicas;
     private final Duration replicaTimeout;
+    /** Names whose release goes straight to the full script (see {@link #release(String, OwnerId)}). */
+    private final ContendedTags contended = new ContendedTags();
 
     /**
      * @param clientId the client's id, the prefix of its owner ids: it names the client's wake-up channel
@@ -175,6 +178,7 @@ final class RedisLockStore implements LockStore {
             }
         }
         if (status != 1) {
+            contended.add(tag);
             return Attempt.busy(Duration.ofMillis(value));
         }
         if (minReplicas > 0) {
@@ -228,7 +232,7 @@ final class RedisLockStore implements LockStore {
             answer = expandPlainAnswer(redis.call(
                     on,
                     LuaScript.LOCK_ACQUIRE,
-                    ScriptOutputType.MULTI,
+                    ScriptOutputType.INTEGER,
                     new String[] {holdKey, fenceKey},
                     owner.value(),
                     millis(lease)));
@@ -241,11 +245,11 @@ final class RedisLockStore implements LockStore {
      * a table: the fencing token when acquired (with {@link #ACQUIRE_SPARE} spare tokens), minus the hold's remaining
      * lease in milliseconds when busy. Returns the table form the other answers have: {1, token, spare} or {0, ttl}.
      */
-    static List<Object> expandPlainAnswer(List<Object> answer) {
-        if (answer.size() != 1) {
-            throw new IllegalStateException("unexpected answer to a plain attempt " + answer);
+    static List<Object> expandPlainAnswer(@Nullable Long answer) {
+        if (answer == null || answer == 0L) {
+            throw new IllegalStateException("unexpected answer to a plain attempt: " + answer);
         }
-        long v = number(answer, 0);
+        long v = answer;
         return v > 0 ? List.of(1L, v, (long) ACQUIRE_SPARE) : List.of(0L, -v);
     }
 
@@ -267,7 +271,27 @@ final class RedisLockStore implements LockStore {
         return release(layout.tag(key.name()), owner);
     }
 
+    /**
+     * Releases with lock-release-lean.lua (only the keys an uncontended release reads) unless the name was seen
+     * contended lately; when the lean script finds a waiting client it changes nothing, and the full lock-release.lua,
+     * which gives the lock on, runs instead.
+     */
     private boolean release(String tag, OwnerId owner) {
+        if (!contended.contains(tag)) {
+            Long lean = redis.call(
+                    LuaScript.LOCK_RELEASE_LEAN,
+                    ScriptOutputType.INTEGER,
+                    new String[] {
+                        KeyLayout.key(tag, KeyLayout.HOLD),
+                        KeyLayout.key(tag, KeyLayout.QUEUE),
+                        KeyLayout.key(tag, KeyLayout.WAKE_ORDER)
+                    },
+                    owner.value());
+            if (lean == null || lean != 2L) {
+                return lean != null && lean == 1L;
+            }
+            contended.add(tag);
+        }
         Long released = redis.call(
                 LuaScript.LOCK_RELEASE,
                 ScriptOutputType.INTEGER,
@@ -763,5 +787,31 @@ final class RedisLockStore implements LockStore {
             return l;
         }
         throw new IllegalStateException("unexpected script answer " + answer + " at " + index);
+    }
+
+    /**
+     * Names (tags) this client lately saw contended: an attempt of its own was busy, or a lean release found a waiting
+     * client. A direct-mapped table of 1,024 hash codes, each slot the last that fell into it; no strings are kept, so a
+     * hostile 10 kB name costs 4 bytes. It only chooses between two correct releases: a name pushed out (or never seen)
+     * costs its next contended release one more request, a stale entry or another name's equal hash code costs its
+     * releases the larger request.
+     */
+    static final class ContendedTags {
+        private static final int SLOTS = 1024;
+        private final AtomicIntegerArray hashes = new AtomicIntegerArray(SLOTS);
+
+        boolean contains(String tag) {
+            int h = tag.hashCode();
+            return hashes.get(slot(h)) == h;
+        }
+
+        void add(String tag) {
+            int h = tag.hashCode();
+            hashes.lazySet(slot(h), h);
+        }
+
+        private static int slot(int h) {
+            return (h ^ (h >>> 16)) & (SLOTS - 1);
+        }
     }
 }

@@ -66,7 +66,7 @@ class RedisScriptsIT {
             // a plain attempt answers one integer; the store reads it as this table (checked on its own below)
             return RedisLockStore.expandPlainAnswer(connections.call(
                     LuaScript.LOCK_ACQUIRE,
-                    ScriptOutputType.MULTI,
+                    ScriptOutputType.INTEGER,
                     new String[] {k.hold, k.fence},
                     owner,
                     Long.toString(leaseMillis)));
@@ -181,6 +181,50 @@ class RedisScriptsIT {
         acquire(k, "a", 30, false, 5000);
         Thread.sleep(80);
         assertThat(release(LuaScript.LOCK_RELEASE, k, "a")).isZero();
+        assertThat(keysOf(name)).containsExactly(k.fence);
+    }
+
+    private static long leanRelease(Keys k, String name, String owner) {
+        Long r = connections.call(
+                LuaScript.LOCK_RELEASE_LEAN,
+                ScriptOutputType.INTEGER,
+                new String[] {k.hold, k.queue, KeyLayout.key(layout.tag(name), KeyLayout.WAKE_ORDER)},
+                owner);
+        return r == null ? -1 : r;
+    }
+
+    @Test
+    void leanRelease_owner_nobodyWaiting_deletesHold_keepsFence() {
+        String name = name();
+        Keys k = Keys.of(name);
+        acquire(k, "a", 10_000, false, 5000);
+        assertThat(leanRelease(k, name, "b")).as("not the owner").isZero();
+        assertThat(sync.get(k.hold)).isEqualTo("a");
+        assertThat(leanRelease(k, name, "a")).isEqualTo(1L);
+        assertThat(sync.exists(k.hold)).isZero();
+        assertThat(sync.get(k.fence)).isEqualTo("17");
+        assertThat(leanRelease(k, name, "a")).as("released already").isZero();
+    }
+
+    /** A waiting client (fair queue or waiting-client entry): the lean release changes nothing and answers 2. */
+    @Test
+    void leanRelease_aClientWaits_changesNothing_answersTwo() {
+        String name = name();
+        Keys k = Keys.of(name);
+        String order = KeyLayout.key(layout.tag(name), KeyLayout.WAKE_ORDER);
+        acquire(k, "a", 10_000, false, 5000);
+        sync.zadd(order, 1, "other:w1");
+        assertThat(leanRelease(k, name, "a")).isEqualTo(2L);
+        assertThat(sync.get(k.hold)).isEqualTo("a");
+        assertThat(sync.pttl(k.hold)).isBetween(1L, 10_000L);
+        assertThat(sync.zrange(order, 0, -1)).containsExactly("other:w1");
+        sync.del(order);
+        sync.rpush(k.queue, "other:t1");
+        assertThat(leanRelease(k, name, "a")).isEqualTo(2L);
+        assertThat(sync.get(k.hold)).isEqualTo("a");
+        assertThat(sync.lrange(k.queue, 0, -1)).containsExactly("other:t1");
+        sync.del(k.queue);
+        assertThat(leanRelease(k, name, "a")).isEqualTo(1L);
         assertThat(keysOf(name)).containsExactly(k.fence);
     }
 
@@ -429,7 +473,7 @@ class RedisScriptsIT {
 
     @Test
     void scriptSha_matchesServerDigest() {
-        assertThat(LuaScript.ALL).hasSize(9);
+        assertThat(LuaScript.ALL).hasSize(10);
         for (LuaScript s : LuaScript.ALL) {
             assertThat(sync.scriptLoad(s.source())).as(s.name()).isEqualTo(s.sha1());
         }
