@@ -144,13 +144,15 @@ final class Harness {
             long start = System.nanoTime();
             state.value = MEASURE;
             sleep(measure);
-            state.value = STOP;
-            long window = System.nanoTime() - start;
-            probe.measuring = false;
+            // the server-side window closes while the workers still run, as it opened (and their threads' counters,
+            // such as allocated bytes, are still there to read)
             if (atEnd != null) {
                 atEnd.run();
             }
             long windowOps = sum(allOps) - before;
+            state.value = STOP;
+            long window = System.nanoTime() - start;
+            probe.measuring = false;
             int stuck = drain(workers);
             return Result.of(label, threads, window, ops, latencies, probe, errors, firstError.get(), stuck, windowOps);
         } catch (InterruptedException e) {

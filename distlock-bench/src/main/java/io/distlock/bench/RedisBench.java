@@ -697,9 +697,12 @@ public final class RedisBench {
     final class Counter implements Scenarios.Window {
         private Map<String, Long> before = Map.of();
         Map<String, Long> delta = Map.of();
-        private long[] cpuBefore = new long[3];
-        /** Nanoseconds: this JVM's CPU time, the server's (user + sys), the wall clock; over the window. */
-        long[] cpu = new long[3];
+        private long[] cpuBefore = new long[5];
+        /**
+         * Over the window: this JVM's CPU time, the server's (user + sys), the wall clock, the CPU time of the client
+         * libraries' network I/O threads (all nanoseconds), and the bytes allocated by this JVM's threads.
+         */
+        long[] cpu = new long[5];
 
         @Override
         public void start() {
@@ -738,13 +741,16 @@ public final class RedisBench {
         double wall = Math.max(1, c.cpu[2]);
         cpuPerOp.add(String.format(
                 Locale.ROOT,
-                "| %s | %s | %s | %.1f | %.1f | %.1f | %.2f | %.2f |",
+                "| %s | %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %s | %.2f | %.2f |",
                 scenario,
                 r.label(),
                 Report.num(r.opsPerSec()),
                 c.cpu[0] / 1000.0 / ops,
+                c.cpu[3] / 1000.0 / ops,
+                (c.cpu[0] - c.cpu[3]) / 1000.0 / ops,
                 c.cpu[1] / 1000.0 / ops,
                 (c.cpu[0] + c.cpu[1]) / 1000.0 / ops,
+                Report.num(c.cpu[4] / ops),
                 c.cpu[0] / wall,
                 c.cpu[1] / wall));
         return r;
@@ -763,11 +769,14 @@ public final class RedisBench {
                 + " used_cpu_sys. Each phase is measured on its own (phases run one after another), divided by the"
                 + " operations completed in the window; \"cores\" is CPU time over wall time (this machine has "
                 + Runtime.getRuntime().availableProcessors()
-                + " CPUs).");
+                + " CPUs). Of the client's CPU, \"I/O threads\" is that of the client libraries' network threads"
+                + " (Netty event loops: Lettuce's, Redisson's), which encode and send the requests and read the answers,"
+                + " and \"rest\" everything else (the calling threads, the bench's own work, GC, JIT); \"allocated\" is"
+                + " what the JVM's threads allocated (ThreadMXBean.getThreadAllocatedBytes).");
         report.line("");
-        report.line("| scenario | implementation | ops/s | client JVM CPU µs / op | Redis CPU µs / op | both µs / op"
-                + " | client JVM cores | Redis cores |");
-        report.line("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+        report.line("| scenario | implementation | ops/s | client JVM CPU µs / op | of it I/O threads | rest"
+                + " | Redis CPU µs / op | both µs / op | allocated bytes / op | client JVM cores | Redis cores |");
+        report.line("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
         cpuPerOp.forEach(report::line);
         cpuPerOp.clear();
     }
@@ -784,7 +793,20 @@ public final class RedisBench {
                         Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
             }
         }
-        return new long[] {jvm, Math.round(seconds * 1e9), System.nanoTime()};
+        long io = 0;
+        long allocated = 0;
+        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        for (java.lang.management.ThreadInfo t : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (t == null) {
+                continue; // ended meanwhile
+            }
+            String name = t.getThreadName();
+            if (name.contains("EventLoop") || name.contains("netty")) {
+                io += Math.max(0, threads.getThreadCpuTime(t.getThreadId()));
+            }
+            allocated += Math.max(0, threads.getThreadAllocatedBytes(t.getThreadId()));
+        }
+        return new long[] {jvm, Math.round(seconds * 1e9), System.nanoTime(), io, allocated};
     }
 
     private static final Set<String> SCRIPT = Set.of("eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro");
