@@ -8,10 +8,7 @@ import io.distlock.LockHold;
 import io.distlock.testkit.AllLockContracts;
 import io.distlock.testkit.server.RedisCluster;
 import io.distlock.testkit.server.RedisServer;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,23 +28,20 @@ class RedisClusterIT implements AllLockContracts {
     static final RedisCluster cluster = RedisCluster.withMasters(3);
 
     private static final KeyLayout layout = new KeyLayout("distlock:");
-    private static RedisClusterClient lettuce;
-    private static StatefulRedisClusterConnection<String, String> connection;
+    private static ClusterAdmin admin;
 
     @BeforeAll
     static void connect() {
-        lettuce = RedisClusterClient.create(RedisURI.create(cluster.uris().get(0)));
-        connection = lettuce.connect();
+        admin = ClusterAdmin.connect(cluster);
     }
 
     @AfterAll
     static void disconnect() {
-        connection.close();
-        lettuce.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        admin.close();
     }
 
     private static RedisAdvancedClusterCommands<String, String> sync() {
-        return connection.sync();
+        return admin.sync();
     }
 
     @Override
@@ -107,7 +101,7 @@ class RedisClusterIT implements AllLockContracts {
             String name = "cluster-renew-" + i;
             holds.add(client.lock(name).acquire());
             String key = RedisKeys.holdKey(layout, name);
-            nodes.add(lettuce.getPartitions()
+            nodes.add(admin.partitions()
                     .getPartitionBySlot(io.lettuce.core.cluster.SlotHash.getSlot(key))
                     .getUri()
                     .getPort());
@@ -154,7 +148,7 @@ class RedisClusterIT implements AllLockContracts {
             String channel = waiterClient.store().wakeChannel(tag);
             int slot = SlotHash.getSlot(channel);
             assertThat(slot).as("the channel is in the lock's slot").isEqualTo(SlotHash.getSlot(tag));
-            int port = lettuce.getPartitions().getPartitionBySlot(slot).getUri().getPort();
+            int port = admin.partitions().getPartitionBySlot(slot).getUri().getPort();
             assertThat(RedisServer.command(port, "PUBSUB", "SHARDNUMSUB", channel))
                     .as("SSUBSCRIBEd on the node of slot %d (port %d)", slot, port)
                     .isEqualTo(channel + "\n1");
@@ -204,7 +198,7 @@ class RedisClusterIT implements AllLockContracts {
             }
             String channel = waiterClient.store().wakeChannel(tag);
             int slot = SlotHash.getSlot(tag);
-            int from = lettuce.getPartitions().getPartitionBySlot(slot).getUri().getPort();
+            int from = admin.partitions().getPartitionBySlot(slot).getUri().getPort();
             int to = cluster.ports().stream().filter(p -> p != from).findFirst().orElseThrow();
             moveSlot(slot, from, to);
             while (!RedisServer.command(to, "PUBSUB", "SHARDNUMSUB", channel).equals(channel + "\n1")) {

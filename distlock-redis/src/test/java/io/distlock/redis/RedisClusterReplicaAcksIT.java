@@ -7,11 +7,8 @@ import io.distlock.DistributedLock;
 import io.distlock.DistributedLockException;
 import io.distlock.LockClient;
 import io.distlock.testkit.server.RedisCluster;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import java.time.Duration;
 import java.util.HashSet;
@@ -31,19 +28,16 @@ class RedisClusterReplicaAcksIT {
     static final RedisCluster cluster = RedisCluster.withMastersAndReplicas(3, 1);
 
     private static final KeyLayout layout = new KeyLayout("distlock:");
-    private static RedisClusterClient lettuce;
-    private static StatefulRedisClusterConnection<String, String> connection;
+    private static ClusterAdmin admin;
 
     @BeforeAll
     static void connect() {
-        lettuce = RedisClusterClient.create(RedisURI.create(cluster.uris().get(0)));
-        connection = lettuce.connect();
+        admin = ClusterAdmin.connect(cluster);
     }
 
     @AfterAll
     static void disconnect() {
-        connection.close();
-        lettuce.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        admin.close();
     }
 
     private static String holdKey(String name) {
@@ -51,18 +45,18 @@ class RedisClusterReplicaAcksIT {
     }
 
     private static RedisClusterNode masterOf(String key) {
-        RedisClusterNode master = connection.getPartitions().getMasterBySlot(SlotHash.getSlot(key));
+        RedisClusterNode master = admin.partitions().getMasterBySlot(SlotHash.getSlot(key));
         assertThat(master).as("master of %s", key).isNotNull();
         return master;
     }
 
     private static RedisClusterNode replicaOf(RedisClusterNode master) {
-        for (RedisClusterNode node : connection.getPartitions()) {
+        for (RedisClusterNode node : admin.partitions()) {
             if (master.getNodeId().equals(node.getSlaveOf())) {
                 return node;
             }
         }
-        throw new AssertionError("no replica of " + master.getUri() + " in " + connection.getPartitions());
+        throw new AssertionError("no replica of " + master.getUri() + " in " + admin.partitions());
     }
 
     private LockClient client(int minReplicas, Duration timeout) {
@@ -85,8 +79,9 @@ class RedisClusterReplicaAcksIT {
                 DistributedLock lock = client.lock(name);
                 assertThat(lock.tryLock(2, TimeUnit.SECONDS)).isTrue();
                 assertThat(lock.fencingToken()).isPositive();
-                RedisCommands<String, String> replica =
-                        connection.getConnection(replicaOf(master).getNodeId()).sync();
+                RedisCommands<String, String> replica = admin.connection()
+                        .getConnection(replicaOf(master).getNodeId())
+                        .sync();
                 replica.readOnly();
                 assertThat(replica.get(holdKey(name)))
                         .as("the hold of %s on the replica of its master", name)
@@ -118,7 +113,7 @@ class RedisClusterReplicaAcksIT {
                         .isInstanceOf(DistributedLockException.class)
                         .hasMessageContaining("only 0 of the required 1 replicas");
                 assertThat(lock.isHeldByCurrentThread()).isFalse();
-                assertThat(connection.sync().exists(key))
+                assertThat(admin.sync().exists(key))
                         .as("hold left on the master")
                         .isZero();
             } finally {
