@@ -119,9 +119,7 @@ final class Harness {
                 } catch (InterruptedException e) {
                     return;
                 } catch (Throwable e) {
-                    errors[t]++;
-                    firstError.compareAndSet(null, e);
-                    if (errors[t] > 1000) {
+                    if (tooManyErrors(errors, firstError, t, e)) {
                         return;
                     }
                     continue;
@@ -199,6 +197,17 @@ final class Harness {
             throw new IllegalStateException("interrupted while starting " + name, e);
         }
         return workers;
+    }
+
+    /**
+     * Counts a failed operation of thread {@code t} (and keeps the first error); true when the thread has failed more
+     * than 1,000 times and should give up.
+     */
+    private static boolean tooManyErrors(
+            long[] errors, AtomicReference<@Nullable Throwable> first, int t, Throwable e) {
+        errors[t]++;
+        first.compareAndSet(null, e);
+        return errors[t] > 1000;
     }
 
     private static long sum(java.util.concurrent.atomic.AtomicLongArray a) {
@@ -487,9 +496,7 @@ final class Harness {
                     try {
                         body.run(me, random);
                     } catch (RuntimeException e) {
-                        errors[me]++;
-                        error.compareAndSet(null, e);
-                        if (errors[me] > 1000) {
+                        if (tooManyErrors(errors, error, me, e)) {
                             return;
                         }
                         continue;

@@ -697,26 +697,21 @@ public final class RedisBench {
     final class Counter implements Scenarios.Window {
         private Map<String, Long> before = Map.of();
         Map<String, Long> delta = Map.of();
-        private long[] cpuBefore = new long[5];
-        /**
-         * Over the window: this JVM's CPU time, the server's (user + sys), the wall clock, the CPU time of the client
-         * libraries' network I/O threads (all nanoseconds), and the bytes allocated by this JVM's threads.
-         */
-        long[] cpu = new long[5];
+        private Usage usageBefore = Usage.ZERO;
+        /** The resources used over the window. */
+        Usage usage = Usage.ZERO;
 
         @Override
         public void start() {
             before = commandStats();
-            cpuBefore = cpuNow();
+            usageBefore = usageNow();
         }
 
         @Override
         public void end() {
-            long[] after = cpuNow();
+            Usage after = usageNow();
             delta = delta(before, commandStats());
-            for (int i = 0; i < cpu.length; i++) {
-                cpu[i] = after[i] - cpuBefore[i];
-            }
+            usage = after.minus(usageBefore);
         }
     }
 
@@ -738,21 +733,22 @@ public final class RedisBench {
                 nonScript(c.delta) / ops,
                 total(c.delta) / ops,
                 new TreeMap<>(c.delta)));
-        double wall = Math.max(1, c.cpu[2]);
+        Usage u = c.usage;
+        double wall = Math.max(1, u.wallNanos());
         cpuPerOp.add(String.format(
                 Locale.ROOT,
                 "| %s | %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %s | %.2f | %.2f |",
                 scenario,
                 r.label(),
                 Report.num(r.opsPerSec()),
-                c.cpu[0] / 1000.0 / ops,
-                c.cpu[3] / 1000.0 / ops,
-                (c.cpu[0] - c.cpu[3]) / 1000.0 / ops,
-                c.cpu[1] / 1000.0 / ops,
-                (c.cpu[0] + c.cpu[1]) / 1000.0 / ops,
-                Report.num(c.cpu[4] / ops),
-                c.cpu[0] / wall,
-                c.cpu[1] / wall));
+                u.jvmNanos() / 1000.0 / ops,
+                u.ioNanos() / 1000.0 / ops,
+                (u.jvmNanos() - u.ioNanos()) / 1000.0 / ops,
+                u.redisNanos() / 1000.0 / ops,
+                (u.jvmNanos() + u.redisNanos()) / 1000.0 / ops,
+                Report.num(u.allocatedBytes() / ops),
+                u.jvmNanos() / wall,
+                u.redisNanos() / wall));
         return r;
     }
 
@@ -781,8 +777,25 @@ public final class RedisBench {
         cpuPerOp.clear();
     }
 
-    /** {this JVM's CPU time, the Redis server's CPU time (user + sys), System.nanoTime()}, all in nanoseconds. */
-    long[] cpuNow() {
+    /**
+     * Resources used, as running totals or over a window: this JVM's CPU time, the Redis server's (user + sys), the
+     * wall clock, the CPU time of the client libraries' network I/O threads (Netty event loops), all in nanoseconds,
+     * and the bytes allocated by this JVM's threads.
+     */
+    record Usage(long jvmNanos, long redisNanos, long wallNanos, long ioNanos, long allocatedBytes) {
+        static final Usage ZERO = new Usage(0, 0, 0, 0, 0);
+
+        Usage minus(Usage earlier) {
+            return new Usage(
+                    jvmNanos - earlier.jvmNanos,
+                    redisNanos - earlier.redisNanos,
+                    wallNanos - earlier.wallNanos,
+                    ioNanos - earlier.ioNanos,
+                    allocatedBytes - earlier.allocatedBytes);
+        }
+    }
+
+    Usage usageNow() {
         long jvm = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
         String info = admin.sync().info("cpu");
@@ -806,7 +819,7 @@ public final class RedisBench {
             }
             allocated += Math.max(0, threads.getThreadAllocatedBytes(t.getThreadId()));
         }
-        return new long[] {jvm, Math.round(seconds * 1e9), System.nanoTime(), io, allocated};
+        return new Usage(jvm, Math.round(seconds * 1e9), System.nanoTime(), io, allocated);
     }
 
     private static final Set<String> SCRIPT = Set.of("eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro");

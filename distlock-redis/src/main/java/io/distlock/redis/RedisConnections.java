@@ -255,19 +255,16 @@ final class RedisConnections implements AutoCloseable {
         if (!(async instanceof RedisAdvancedClusterAsyncCommands<String, String> clustered)) {
             return async;
         }
+        StatefulRedisClusterConnection<String, String> c = clustered.getStatefulConnection();
         int slot = SlotHash.getSlot(key);
-        RedisClusterNode master =
-                clustered.getStatefulConnection().getPartitions().getMasterBySlot(slot);
+        RedisClusterNode master = c.getPartitions().getMasterBySlot(slot);
         if (master == null) {
             throw new DistributedLockException(
                     "no Cluster master serves slot " + slot + " of " + key,
                     new IllegalStateException("uncovered slot " + slot));
         }
         RedisURI uri = master.getUri();
-        return await(clustered
-                .getStatefulConnection()
-                .getConnectionAsync(uri.getHost(), uri.getPort())
-                .thenApply(StatefulRedisConnection::async));
+        return await(c.getConnectionAsync(uri.getHost(), uri.getPort()).thenApply(StatefulRedisConnection::async));
     }
 
     private static boolean isNoScript(Throwable e) {

@@ -796,7 +796,7 @@ final class RedisLockStore implements LockStore {
      * costs its next contended release one more request, a stale entry or another name's equal hash code costs its
      * releases the larger request.
      */
-    static final class ContendedTags {
+    private static final class ContendedTags {
         private static final int SLOTS = 1024;
         private final AtomicIntegerArray hashes = new AtomicIntegerArray(SLOTS);
 
