@@ -20,7 +20,8 @@ final class EngineLock implements DistributedLock {
     private final LockEngine engine;
     private final String name;
     final boolean fair;
-    private final CopyOnWriteArrayList<LockListener> listeners = new CopyOnWriteArrayList<>();
+    /** Made by the first {@link #addListener}: most locks never have one, and the per-operation calls stay cheap. */
+    private volatile @Nullable CopyOnWriteArrayList<LockListener> listeners;
 
     EngineLock(LockEngine engine, String name, boolean fair) {
         this.engine = engine;
@@ -127,16 +128,34 @@ final class EngineLock implements DistributedLock {
 
     @Override
     public void addListener(LockListener listener) {
-        listeners.add(Objects.requireNonNull(listener, "listener"));
+        Objects.requireNonNull(listener, "listener");
+        CopyOnWriteArrayList<LockListener> ls = listeners;
+        if (ls == null) {
+            synchronized (this) {
+                ls = listeners;
+                if (ls == null) {
+                    ls = new CopyOnWriteArrayList<>();
+                    listeners = ls;
+                }
+            }
+        }
+        ls.add(listener);
     }
 
     @Override
     public void removeListener(LockListener listener) {
-        listeners.remove(listener);
+        CopyOnWriteArrayList<LockListener> ls = listeners;
+        if (ls != null) {
+            ls.remove(listener);
+        }
     }
 
     void fireAcquired(long token) {
-        for (LockListener l : listeners) {
+        CopyOnWriteArrayList<LockListener> ls = listeners;
+        if (ls == null) {
+            return;
+        }
+        for (LockListener l : ls) {
             try {
                 l.acquired(name, token);
             } catch (RuntimeException e) {
@@ -146,7 +165,11 @@ final class EngineLock implements DistributedLock {
     }
 
     void fireReleased(long token) {
-        for (LockListener l : listeners) {
+        CopyOnWriteArrayList<LockListener> ls = listeners;
+        if (ls == null) {
+            return;
+        }
+        for (LockListener l : ls) {
             try {
                 l.released(name, token);
             } catch (RuntimeException e) {
@@ -156,7 +179,11 @@ final class EngineLock implements DistributedLock {
     }
 
     void fireLost(long token, @Nullable Throwable cause) {
-        for (LockListener l : listeners) {
+        CopyOnWriteArrayList<LockListener> ls = listeners;
+        if (ls == null) {
+            return;
+        }
+        for (LockListener l : ls) {
             try {
                 l.lost(name, token, cause);
             } catch (RuntimeException e) {

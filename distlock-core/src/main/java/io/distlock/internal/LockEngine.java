@@ -477,7 +477,7 @@ public final class LockEngine implements LockClient {
                 }
                 expired = h;
             }
-            s.lostThreadHolds.remove(owner);
+            var unused = s.removeLost(owner);
         } finally {
             s.mutex.unlock();
         }
@@ -485,7 +485,7 @@ public final class LockEngine implements LockClient {
             markLost(expired, null);
             s.mutex.lock();
             try {
-                s.lostThreadHolds.remove(owner);
+                var unused = s.removeLost(owner);
             } finally {
                 s.mutex.unlock();
             }
@@ -737,7 +737,7 @@ public final class LockEngine implements LockClient {
             try {
                 h = s.holder;
                 if (h == null || !h.owner.equals(owner)) {
-                    HoldImpl lost = s.lostThreadHolds.remove(owner);
+                    HoldImpl lost = s.removeLost(owner);
                     if (lost != null) {
                         throw lost.lostException();
                     }
@@ -941,7 +941,7 @@ public final class LockEngine implements LockClient {
                 s.signalWaiters();
             }
             if (h.threadView && (holder == h || holder == null || !holder.owner.equals(h.owner))) {
-                s.lostThreadHolds.put(h.owner, h);
+                s.addLost(h.owner, h);
             }
         } finally {
             s.mutex.unlock();

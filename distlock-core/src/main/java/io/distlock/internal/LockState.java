@@ -23,11 +23,17 @@ final class LockState {
     @Nullable
     HoldImpl holder;
 
-    /** Local waiters in arrival order; a waiter being handed the lock is removed first. */
-    final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+    /**
+     * Local waiters in arrival order; a waiter being handed the lock is removed first. Most states never see one (an
+     * uncontended lock+unlock makes and drops its state), so the deque starts small and grows when needed.
+     */
+    final ArrayDeque<Waiter> waiters = new ArrayDeque<>(2);
 
-    /** Thread-view holds found lost that their thread has not unlocked yet, so that unlock can say so. */
-    final Map<OwnerId, HoldImpl> lostThreadHolds = new HashMap<>();
+    /**
+     * Thread-view holds found lost that their thread has not unlocked yet, so that unlock can say so; made by the first
+     * such hold.
+     */
+    private @Nullable Map<OwnerId, HoldImpl> lostThreadHolds;
 
     @Nullable
     Subscription subscription;
@@ -51,6 +57,9 @@ final class LockState {
     /** The first waiter that competes through the client (non-queued); only it talks to the store. */
     @Nullable
     Waiter firstLocal() {
+        if (waiters.isEmpty()) {
+            return null; // without making an iterator: the uncontended path asks this on every acquire
+        }
         for (Waiter w : waiters) {
             if (!w.queued) {
                 return w;
@@ -64,6 +73,9 @@ final class LockState {
      * Caller holds mutex.
      */
     void signalWaiters() {
+        if (waiters.isEmpty()) {
+            return;
+        }
         boolean localSignalled = false;
         for (Waiter w : waiters) {
             if (w.queued || w.inStoreQueue) {
@@ -76,7 +88,27 @@ final class LockState {
         }
     }
 
+    /** Keeps a lost thread-view hold until its thread unlocks. Caller holds mutex. */
+    void addLost(OwnerId owner, HoldImpl hold) {
+        Map<OwnerId, HoldImpl> lost = lostThreadHolds;
+        if (lost == null) {
+            lost = new HashMap<>();
+            lostThreadHolds = lost;
+        }
+        lost.put(owner, hold);
+    }
+
+    /** Takes the owner's lost thread-view hold, if one is kept. Caller holds mutex. */
+    @Nullable
+    HoldImpl removeLost(OwnerId owner) {
+        Map<OwnerId, HoldImpl> lost = lostThreadHolds;
+        return lost == null ? null : lost.remove(owner);
+    }
+
     boolean idle() {
-        return users == 0 && holder == null && waiters.isEmpty() && lostThreadHolds.isEmpty();
+        return users == 0
+                && holder == null
+                && waiters.isEmpty()
+                && (lostThreadHolds == null || lostThreadHolds.isEmpty());
     }
 }

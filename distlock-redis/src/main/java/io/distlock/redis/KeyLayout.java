@@ -32,10 +32,67 @@ final class KeyLayout {
     static final String WAKE_ORDER = "wq";
     static final String WAKE_DEADLINES = "wd";
 
+    private static final int RECENT_SLOTS = 256;
+
     private final String prefix;
+
+    /**
+     * The keys of names used lately, direct-mapped by the name's hash code: a lock+unlock then builds a name's key
+     * strings once instead of once per script call, and a name locked again and again keeps them. Entries are
+     * immutable but for their lazily made keys (a benign race: both writers make equal strings), so the array is read
+     * and written without synchronization.
+     */
+    private final NameKeys[] recent = new NameKeys[RECENT_SLOTS];
 
     KeyLayout(String prefix) {
         this.prefix = checkPrefix(prefix);
+    }
+
+    /** The keys of {@code name}, from the recent-names cache when there. */
+    NameKeys keys(String name) {
+        int h = name.hashCode();
+        int slot = (h ^ (h >>> 16)) & (RECENT_SLOTS - 1);
+        NameKeys k = recent[slot];
+        if (k == null || !k.name.equals(name)) {
+            k = new NameKeys(name, tag(name));
+            recent[slot] = k;
+        }
+        return k;
+    }
+
+    /** The tag and the keys of one lock name; the keys most calls need are made at once, the others when first asked. */
+    static final class NameKeys {
+        final String name;
+        final String tag;
+        final String hold;
+        final String fence;
+        private @Nullable String queue;
+        private @Nullable String wakeOrder;
+
+        NameKeys(String name, String tag) {
+            this.name = name;
+            this.tag = tag;
+            this.hold = key(tag, HOLD);
+            this.fence = key(tag, FENCE);
+        }
+
+        String queue() {
+            String q = queue;
+            if (q == null) {
+                q = key(tag, QUEUE);
+                queue = q;
+            }
+            return q;
+        }
+
+        String wakeOrder() {
+            String w = wakeOrder;
+            if (w == null) {
+                w = key(tag, WAKE_ORDER);
+                wakeOrder = w;
+            }
+            return w;
+        }
     }
 
     static String checkPrefix(String prefix) {

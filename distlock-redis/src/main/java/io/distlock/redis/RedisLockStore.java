@@ -95,7 +95,7 @@ final class RedisLockStore implements LockStore {
     private final boolean sharded;
     private final String clientId;
     private final String publish;
-    private final String claimMillis = millis(CLAIM);
+    private final String claimMillis = millisText(CLAIM);
     private final AtomicLong passedOn = new AtomicLong();
     private final AtomicLong waits = new AtomicLong();
     /** Tag -> this client's current wait (open subscription) for that name. */
@@ -107,7 +107,7 @@ final class RedisLockStore implements LockStore {
 
     private final int minReplicas;
     private final Duration replicaTimeout;
-    /** Names whose release goes straight to the full script (see {@link #release(String, OwnerId)}). */
+    /** Names whose release goes straight to the full script (see {@link #release(KeyLayout.NameKeys, OwnerId)}). */
     private final ContendedTags contended = new ContendedTags();
 
     /**
@@ -151,9 +151,10 @@ final class RedisLockStore implements LockStore {
 
     @Override
     public Attempt tryAcquire(LockKey key, OwnerId owner, Duration lease, boolean queue) {
-        String tag = layout.tag(key.name());
-        String holdKey = KeyLayout.key(tag, KeyLayout.HOLD);
-        String fenceKey = KeyLayout.key(tag, KeyLayout.FENCE);
+        KeyLayout.NameKeys keys = layout.keys(key.name());
+        String tag = keys.tag;
+        String holdKey = keys.hold;
+        String fenceKey = keys.fence;
         // a client with a waiter for this name registers among its waiting clients (busy) or leaves them (granted)
         Wait wait = spin ? null : entries.get(tag);
         String entry = wait == null ? null : wait.entry;
@@ -268,7 +269,7 @@ final class RedisLockStore implements LockStore {
 
     @Override
     public boolean release(LockKey key, OwnerId owner) {
-        return release(layout.tag(key.name()), owner);
+        return release(layout.keys(key.name()), owner);
     }
 
     /**
@@ -276,16 +277,13 @@ final class RedisLockStore implements LockStore {
      * contended lately; when the lean script finds a waiting client it changes nothing, and the full lock-release.lua,
      * which gives the lock on, runs instead.
      */
-    private boolean release(String tag, OwnerId owner) {
+    private boolean release(KeyLayout.NameKeys keys, OwnerId owner) {
+        String tag = keys.tag;
         if (!contended.contains(tag)) {
             Long lean = redis.call(
                     LuaScript.LOCK_RELEASE_LEAN,
                     ScriptOutputType.INTEGER,
-                    new String[] {
-                        KeyLayout.key(tag, KeyLayout.HOLD),
-                        KeyLayout.key(tag, KeyLayout.QUEUE),
-                        KeyLayout.key(tag, KeyLayout.WAKE_ORDER)
-                    },
+                    new String[] {keys.hold, keys.queue(), keys.wakeOrder()},
                     owner.value());
             if (lean == null || lean != 2L) {
                 return lean != null && lean == 1L;
@@ -480,7 +478,7 @@ final class RedisLockStore implements LockStore {
         try {
             acked = redis.await(on.waitForReplication(minReplicas, Math.max(1, replicaTimeout.toMillis())));
         } catch (RuntimeException e) {
-            undoGrant(tag, owner);
+            undoGrant(key, owner);
             throw e;
         }
         String holder = null;
@@ -490,12 +488,12 @@ final class RedisLockStore implements LockStore {
             try {
                 holder = redis.await(on.get(KeyLayout.key(tag, KeyLayout.HOLD)));
             } catch (RuntimeException e) {
-                undoGrant(tag, owner);
+                undoGrant(key, owner);
                 throw e;
             }
         }
         if (acked < minReplicas || !owner.value().equals(holder)) {
-            undoGrant(tag, owner);
+            undoGrant(key, owner);
             throw new DistributedLockException(
                     "lock '" + key.name() + "' was granted but only " + acked + " of the required " + minReplicas
                             + " replicas acknowledged it within " + replicaTimeout + "; the grant was released",
@@ -503,9 +501,9 @@ final class RedisLockStore implements LockStore {
         }
     }
 
-    private void undoGrant(String tag, OwnerId owner) {
+    private void undoGrant(LockKey key, OwnerId owner) {
         try {
-            var unused = release(tag, owner);
+            var unused = release(key, owner);
         } catch (RuntimeException e) {
             log.warn("distlock: could not release an unreplicated grant for {}; it expires with its lease", owner, e);
         }
@@ -771,7 +769,22 @@ final class RedisLockStore implements LockStore {
                 + "']";
     }
 
-    private static String millis(Duration d) {
+    /** The last lease written out by {@link #millis}: nearly every call passes the client's one default lease. */
+    private volatile LeaseText lastLease = new LeaseText(Duration.ZERO, "1");
+
+    private record LeaseText(Duration lease, String millis) {}
+
+    private String millis(Duration d) {
+        LeaseText last = lastLease;
+        if (last.lease.equals(d)) {
+            return last.millis;
+        }
+        String text = millisText(d);
+        lastLease = new LeaseText(d, text);
+        return text;
+    }
+
+    private static String millisText(Duration d) {
         long ms;
         try {
             ms = d.toMillis();

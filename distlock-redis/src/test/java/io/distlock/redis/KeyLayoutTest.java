@@ -66,6 +66,27 @@ class KeyLayoutTest {
     }
 
     @Test
+    void keys_areTheKeysOfTheNameAsked_alsoWhenNamesShareACacheSlot() {
+        // "Aa" and "BB" have one hash code, so they meet in the recent-names cache and replace each other there
+        assertThat("Aa".hashCode()).isEqualTo("BB".hashCode());
+        List<String> names = new java.util.ArrayList<>(NAMES);
+        names.addAll(List.of("Aa", "BB", "Aa", "BB"));
+        for (int round = 0; round < 2; round++) { // the second round reads entries the first one left
+            for (String name : names) {
+                KeyLayout.NameKeys k = layout.keys(name);
+                String tag = layout.tag(name);
+                assertThat(k.name).as("name of %s", name).isEqualTo(name);
+                assertThat(k.tag).as("tag of %s", name).isEqualTo(tag);
+                assertThat(k.hold).isEqualTo(KeyLayout.key(tag, KeyLayout.HOLD));
+                assertThat(k.fence).isEqualTo(KeyLayout.key(tag, KeyLayout.FENCE));
+                assertThat(k.queue()).isEqualTo(KeyLayout.key(tag, KeyLayout.QUEUE));
+                assertThat(k.wakeOrder()).isEqualTo(KeyLayout.key(tag, KeyLayout.WAKE_ORDER));
+            }
+        }
+        assertThat(layout.keys("BB")).as("a kept entry is reused").isSameAs(layout.keys("BB"));
+    }
+
+    @Test
     void nameOfHoldKey_readsBackTheName_ignoresForeignKeys() {
         for (String name : NAMES) {
             assertThat(layout.nameOfHoldKey(KeyLayout.key(layout.tag(name), KeyLayout.HOLD)))

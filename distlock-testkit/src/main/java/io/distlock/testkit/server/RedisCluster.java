@@ -151,20 +151,7 @@ public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, 
         if (i < 0) {
             throw new IllegalArgumentException("no node of this cluster on port " + port);
         }
-        try {
-            Process kill = new ProcessBuilder(
-                            "kill", signal, Long.toString(processes.get(i).pid()))
-                    .redirectErrorStream(true)
-                    .start();
-            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                throw new IllegalStateException("kill " + signal + " of the node on port " + port + " failed");
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
+        RedisServer.signal(processes.get(i), signal, "the node on port " + port);
     }
 
     /** The node ports, in creation order. */

@@ -114,6 +114,44 @@ public final class RedisServer implements BeforeAllCallback, AfterAllCallback, A
         }
     }
 
+    /**
+     * Stops the server (SIGSTOP): it keeps its connections but answers nothing until {@link #resume}, like a server
+     * that hangs. A stopped server must be resumed before {@link #stop} or {@link #close}.
+     */
+    public synchronized void pause() {
+        signal(running(), "-STOP", "redis-server on port " + port);
+    }
+
+    /** Lets a {@link #pause paused} server run again (SIGCONT). */
+    public synchronized void resume() {
+        signal(running(), "-CONT", "redis-server on port " + port);
+    }
+
+    private Process running() {
+        Process p = process;
+        if (p == null || !p.isAlive()) {
+            throw new IllegalStateException("the server is not running");
+        }
+        return p;
+    }
+
+    /** Sends {@code signal} ({@code -STOP}, {@code -CONT}) to a server process; {@code what} names it in errors. */
+    static void signal(Process p, String signal, String what) {
+        try {
+            Process kill = new ProcessBuilder("kill", signal, Long.toString(p.pid()))
+                    .redirectErrorStream(true)
+                    .start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill " + signal + " of " + what + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
     /** Stops and starts again on the same port (data survives only if the extra arguments enable persistence). */
     public void restart() {
         stop();
