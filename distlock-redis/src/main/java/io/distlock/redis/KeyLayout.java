@@ -162,9 +162,20 @@ final class KeyLayout {
     }
 
     static String encode(String name) {
-        StringBuilder out = null;
         int n = name.length();
-        for (int i = 0; i < n; i++) {
+        int first = 0; // most names need no escape: find the first character that does with one tight scan
+        while (first < n) {
+            char c = name.charAt(first);
+            if (c == '%' || c == '{' || c == '}' || Character.isSurrogate(c)) {
+                break;
+            }
+            first++;
+        }
+        if (first == n) {
+            return name;
+        }
+        StringBuilder out = null;
+        for (int i = first; i < n; i++) {
             char c = name.charAt(i);
             String escape = null;
             if (c == '%') {
