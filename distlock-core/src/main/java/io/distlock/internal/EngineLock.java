@@ -3,6 +3,8 @@ package io.distlock.internal;
 import io.distlock.DistributedLock;
 import io.distlock.LockHold;
 import io.distlock.LockListener;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -22,6 +24,16 @@ final class EngineLock implements DistributedLock {
     final boolean fair;
     /** Made by the first {@link #addListener}: most locks never have one, and the per-operation calls stay cheap. */
     private volatile @Nullable CopyOnWriteArrayList<LockListener> listeners;
+
+    private static final VarHandle LISTENERS;
+
+    static {
+        try {
+            LISTENERS = MethodHandles.lookup().findVarHandle(EngineLock.class, "listeners", CopyOnWriteArrayList.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     EngineLock(LockEngine engine, String name, boolean fair) {
         this.engine = engine;
@@ -131,13 +143,9 @@ final class EngineLock implements DistributedLock {
         Objects.requireNonNull(listener, "listener");
         CopyOnWriteArrayList<LockListener> ls = listeners;
         if (ls == null) {
-            synchronized (this) {
-                ls = listeners;
-                if (ls == null) {
-                    ls = new CopyOnWriteArrayList<>();
-                    listeners = ls;
-                }
-            }
+            // not synchronized on this object: it is the caller's lock object, which the caller may synchronize on
+            LISTENERS.compareAndSet(this, null, new CopyOnWriteArrayList<LockListener>());
+            ls = Objects.requireNonNull(listeners);
         }
         ls.add(listener);
     }

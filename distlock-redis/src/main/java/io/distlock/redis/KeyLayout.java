@@ -33,6 +33,7 @@ final class KeyLayout {
     static final String WAKE_DEADLINES = "wd";
 
     private static final int RECENT_SLOTS = 256;
+    static final int CACHED_NAME_LENGTH = 256;
 
     private final String prefix;
 
@@ -48,8 +49,14 @@ final class KeyLayout {
         this.prefix = checkPrefix(prefix);
     }
 
-    /** The keys of {@code name}, from the recent-names cache when there. */
+    /**
+     * The keys of {@code name}, from the recent-names cache when there. A name longer than {@link #CACHED_NAME_LENGTH}
+     * characters is not kept: the cache must not hold on to large strings (a name may be 10 kB).
+     */
     NameKeys keys(String name) {
+        if (name.length() > CACHED_NAME_LENGTH) {
+            return new NameKeys(name, tag(name));
+        }
         int h = name.hashCode();
         int slot = (h ^ (h >>> 16)) & (RECENT_SLOTS - 1);
         NameKeys k = recent[slot];

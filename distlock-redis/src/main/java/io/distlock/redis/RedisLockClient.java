@@ -7,10 +7,8 @@ import io.distlock.LockClient;
 import io.distlock.internal.Checks;
 import io.distlock.internal.EngineConfig;
 import io.distlock.internal.LockEngine;
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -348,15 +346,6 @@ public final class RedisLockClient implements LockClient {
             return new RedisLockClient(LockEngine.create(store, config), store);
         }
 
-        /**
-         * The Lettuce clients this builder makes itself do not arm a timer per command: every command distlock sends
-         * is awaited with the connection's timeout by {@link RedisConnections#await} (or by Lettuce's synchronous API,
-         * which has its own), so the per-command timer (a wheel-timer entry made and cancelled for each command) only
-         * repeated that bound. A client the caller hands in keeps the caller's options.
-         */
-        private static final TimeoutOptions NO_COMMAND_TIMERS =
-                TimeoutOptions.builder().timeoutCommands(false).build();
-
         private RedisConnections connect() {
             try {
                 RedisClusterClient given = clusterClient;
@@ -367,7 +356,6 @@ public final class RedisLockClient implements LockClient {
                     RedisClusterClient owned =
                             SharedResources.newClient(r -> RedisClusterClient.create(r, clusterSeeds));
                     owned.setOptions(ClusterClientOptions.builder()
-                            .timeoutOptions(NO_COMMAND_TIMERS)
                             .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                                     .enableAllAdaptiveRefreshTriggers()
                                     .enablePeriodicRefresh(Duration.ofSeconds(30))
@@ -381,9 +369,6 @@ public final class RedisLockClient implements LockClient {
                 }
                 RedisURI target = Objects.requireNonNull(uri);
                 RedisClient owned = SharedResources.newClient(RedisClient::create);
-                owned.setOptions(ClientOptions.builder()
-                        .timeoutOptions(NO_COMMAND_TIMERS)
-                        .build());
                 return RedisConnections.standalone(owned, target, true);
             } catch (io.lettuce.core.RedisException e) {
                 throw new DistributedLockException("cannot connect to Redis: " + e.getMessage(), e);

@@ -84,6 +84,9 @@ class KeyLayoutTest {
             }
         }
         assertThat(layout.keys("BB")).as("a kept entry is reused").isSameAs(layout.keys("BB"));
+        String longName = "x".repeat(KeyLayout.CACHED_NAME_LENGTH + 1);
+        assertThat(layout.keys(longName).hold).isEqualTo(KeyLayout.key(layout.tag(longName), KeyLayout.HOLD));
+        assertThat(layout.keys(longName)).as("a long name is not kept").isNotSameAs(layout.keys(longName));
     }
 
     @Test
