@@ -5,6 +5,7 @@ import io.distlock.spi.Subscription;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
@@ -209,12 +210,11 @@ final class RedisConnections implements AutoCloseable {
 
     /** Runs a script: EVALSHA, and EVAL when the server answers NOSCRIPT. Does not wait. */
     <T> CompletableFuture<T> eval(LuaScript script, ScriptOutputType type, String[] keys, String... args) {
-        CompletableFuture<T> first =
-                async.<T>evalsha(script.sha1(), type, keys, args).toCompletableFuture();
+        CompletableFuture<T> first = bounded(async.<T>evalsha(script.sha1(), type, keys, args));
         return first.exceptionallyCompose(e -> {
             Throwable cause = unwrap(e);
             if (isNoScript(cause)) {
-                return async.<T>eval(script.source(), type, keys, args).toCompletableFuture();
+                return bounded(async.<T>eval(script.source(), type, keys, args));
             }
             return CompletableFuture.failedFuture(cause);
         });
@@ -264,6 +264,8 @@ final class RedisConnections implements AutoCloseable {
                     new IllegalStateException("uncovered slot " + slot));
         }
         RedisURI uri = master.getUri();
+        // awaited through thenApply: the pooled future itself must never be cancelled (await cancels on timeout), or
+        // the node's shared connection would be poisoned for every later caller
         return await(c.getConnectionAsync(uri.getHost(), uri.getPort()).thenApply(StatefulRedisConnection::async));
     }
 
@@ -278,6 +280,11 @@ final class RedisConnections implements AutoCloseable {
     /**
      * Waits for a command's answer within the connection's timeout. Not interruptible: the command is on the wire and
      * its outcome matters (an interrupt is kept for the caller).
+     *
+     * <p>The Lettuce clients this module makes itself arm no timer per command (see {@code RedisLockClient}); this wait
+     * is what bounds a command instead, and, like Lettuce's timer, it cancels the command when the time is up: a command
+     * not yet sent (the connection is down) is then never sent, and the late answer of one that was sent is read and
+     * dropped. A command nobody waits for at once is {@link #bounded} instead.
      */
     <T> T await(CompletionStage<T> stage) {
         CompletableFuture<T> future = stage.toCompletableFuture();
@@ -290,9 +297,15 @@ final class RedisConnections implements AutoCloseable {
                 } catch (InterruptedException e) {
                     interrupted = true;
                 } catch (ExecutionException e) {
-                    throw rethrow(unwrap(e));
+                    Throwable cause = unwrap(e);
+                    // a bounded command's own time ran out, or Lettuce's timer's (a client handed in, or a Cluster)
+                    if (cause instanceof TimeoutException || cause instanceof RedisCommandTimeoutException) {
+                        throw noAnswer((Exception) cause);
+                    }
+                    throw rethrow(cause);
                 } catch (TimeoutException e) {
-                    throw new DistributedLockException("Redis did not answer within " + timeout, e);
+                    future.cancel(false);
+                    throw noAnswer(e);
                 }
             }
         } finally {
@@ -300,6 +313,35 @@ final class RedisConnections implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * Awaits a new connection of this client's own. {@link #await} cancels what it waits for when the time is up, which
+     * does not stop a connection attempt; so it waits on a stage of its own, and a connection that comes after the
+     * wait gave up is closed rather than leaked.
+     */
+    private <C extends StatefulConnection<?, ?>> C awaitConnection(CompletionStage<C> connecting) {
+        CompletableFuture<C> connection = connecting.toCompletableFuture();
+        try {
+            return await(connection.thenApply(c -> c));
+        } catch (RuntimeException e) {
+            var unused = connection.thenAccept(StatefulConnection::closeAsync);
+            throw e;
+        }
+    }
+
+    private DistributedLockException noAnswer(Exception e) {
+        return new DistributedLockException("Redis did not answer within " + timeout, e);
+    }
+
+    /**
+     * A command that is not awaited at once (fire-and-forget, or one of several awaited in turn), made to fail by itself
+     * with a {@link TimeoutException} once the connection's timeout has passed since it was issued, as Lettuce's
+     * per-command timer would: a loop that awaits several of them then takes one timeout in all, not one each, and a
+     * command not yet sent when its time is up is never sent.
+     */
+    <T> CompletableFuture<T> bounded(CompletionStage<T> command) {
+        return command.toCompletableFuture().orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     static Throwable unwrap(Throwable e) {
@@ -386,7 +428,7 @@ final class RedisConnections implements AutoCloseable {
             channels.remove(ch.name, ch);
             StatefulRedisPubSubConnection<String, String> node = ch.node;
             if (ch.sharded && node != null && !closed) {
-                node.async().sunsubscribe(ch.name).exceptionally(e -> {
+                bounded(node.async().sunsubscribe(ch.name)).exceptionally(e -> {
                     log.debug("distlock: unsubscribing from {} failed", ch.name, e);
                     return null;
                 });
@@ -395,7 +437,7 @@ final class RedisConnections implements AutoCloseable {
             StatefulRedisPubSubConnection<String, String> ps = pubSub;
             if (ps != null && !closed) {
                 // not awaited: commands on one connection stay in order, so a later subscribe is not overtaken
-                ps.async().unsubscribe(ch.name).exceptionally(e -> {
+                bounded(ps.async().unsubscribe(ch.name)).exceptionally(e -> {
                     log.debug("distlock: unsubscribing from {} failed", ch.name, e);
                     return null;
                 });
@@ -446,7 +488,7 @@ final class RedisConnections implements AutoCloseable {
         StatefulRedisPubSubConnection<String, String> ps = pubSub;
         if (ps == null) {
             // connected asynchronously and awaited uninterruptibly: an interrupted waiter must not break the client
-            ps = await(pubSubFactory.get());
+            ps = awaitConnection(pubSubFactory.get());
             ps.addListener(listener);
             pubSub = ps;
         }
@@ -516,7 +558,7 @@ final class RedisConnections implements AutoCloseable {
                 ch.node = node;
                 await(node.async().ssubscribe(ch.name));
                 if (previous != null && previous != node) {
-                    previous.async().sunsubscribe(ch.name); // best effort: the old node may still hold it
+                    var unused = bounded(previous.async().sunsubscribe(ch.name)); // best effort: it may still hold it
                 }
                 return;
             } catch (RuntimeException e) {

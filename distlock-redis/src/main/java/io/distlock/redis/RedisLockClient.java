@@ -7,8 +7,10 @@ import io.distlock.LockClient;
 import io.distlock.internal.Checks;
 import io.distlock.internal.EngineConfig;
 import io.distlock.internal.LockEngine;
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -346,6 +348,21 @@ public final class RedisLockClient implements LockClient {
             return new RedisLockClient(LockEngine.create(store, config), store);
         }
 
+        /**
+         * The standalone (and Sentinel) Lettuce clients this builder makes itself arm no timer per command (a wheel-timer
+         * entry made and cancelled for every command, a few per cent of the 10,000-key benchmark). Each command is
+         * bounded by distlock instead, with the connection's timeout: awaited with {@link RedisConnections#await}, which
+         * cancels it when the time is up, or {@link RedisConnections#bounded} when it is not awaited at once; either way
+         * a command not yet sent is then never sent. Lettuce's synchronous API, used for SCAN, keeps its own bound.
+         *
+         * <p>Not on a Cluster: there Lettuce writes each command inside a wrapper that completing the command returned
+         * to the caller does not mark done, so only Lettuce's own timer, which sits under that wrapper, keeps a command
+         * that timed out while a node was unreachable from being sent when it comes back. A client the caller hands in
+         * keeps the caller's options.
+         */
+        private static final TimeoutOptions NO_COMMAND_TIMERS =
+                TimeoutOptions.builder().timeoutCommands(false).build();
+
         private RedisConnections connect() {
             try {
                 RedisClusterClient given = clusterClient;
@@ -369,6 +386,9 @@ public final class RedisLockClient implements LockClient {
                 }
                 RedisURI target = Objects.requireNonNull(uri);
                 RedisClient owned = SharedResources.newClient(RedisClient::create);
+                owned.setOptions(ClientOptions.builder()
+                        .timeoutOptions(NO_COMMAND_TIMERS)
+                        .build());
                 return RedisConnections.standalone(owned, target, true);
             } catch (io.lettuce.core.RedisException e) {
                 throw new DistributedLockException("cannot connect to Redis: " + e.getMessage(), e);

@@ -722,7 +722,7 @@ final class RedisLockStore implements LockStore {
     void preloadScripts() {
         List<CompletableFuture<String>> loads = new ArrayList<>();
         for (LuaScript script : LuaScript.ALL) {
-            loads.add(redis.async().scriptLoad(script.source()).toCompletableFuture());
+            loads.add(redis.bounded(redis.async().scriptLoad(script.source())));
         }
         for (int i = 0; i < loads.size(); i++) {
             try {

@@ -5,8 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.distlock.DistributedLock;
 import io.distlock.DistributedLockException;
+import io.distlock.spi.HeldLock;
+import io.distlock.spi.LockKey;
+import io.distlock.spi.OwnerId;
 import io.distlock.testkit.server.RedisServer;
+import io.lettuce.core.KillArgs;
+import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -65,6 +73,94 @@ class RedisUnansweredIT {
             lock.unlock();
             assertThat(server.command("EXISTS", RedisKeys.holdKey(new KeyLayout(PREFIX), "unanswered")))
                     .isEqualTo("0");
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aSilentServer_failsARenewalOfManyBatches_afterOneTimeoutInAll_notOnePerBatch() {
+        // the watchdog renews every hold in batches of 1,000 and holds its lock meanwhile, which every unlock of a
+        // renewed hold waits for: a silent server must cost it one timeout, however many batches are on their way
+        try (RedisServer server = RedisServer.started();
+                RedisLockClient client = RedisLockClient.builder()
+                        .uri(server.uri() + "?timeout=1s")
+                        .keyPrefix(PREFIX)
+                        .build()) {
+            List<HeldLock> holds = new ArrayList<>();
+            for (int i = 0; i < 3_500; i++) { // four batches
+                holds.add(new HeldLock(new LockKey("renew-" + i), new OwnerId("nobody:t1"), 1));
+            }
+            assertThat(client.store().renew(holds, Duration.ofSeconds(30)))
+                    .as("none of them is held")
+                    .hasSize(3_500);
+
+            server.pause();
+            long took;
+            try {
+                long start = System.nanoTime();
+                assertThatThrownBy(() -> client.store().renew(holds, Duration.ofSeconds(30)))
+                        .isInstanceOf(DistributedLockException.class)
+                        .satisfies(e -> assertThat(causes(e))
+                                .anyMatch(c ->
+                                        c instanceof TimeoutException || c instanceof RedisCommandTimeoutException));
+                took = System.nanoTime() - start;
+            } finally {
+                server.resume();
+            }
+            // one timeout is 1 s; one per batch would be 4 s
+            assertThat(Duration.ofNanos(took)).isLessThan(Duration.ofSeconds(3));
+        }
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void anAttemptThatTimedOutWhileDisconnected_isNeverSentAfterTheReconnect() throws Exception {
+        RedisClient lettuce = RedisClient.create();
+        try (RedisServer server = RedisServer.started();
+                RedisLockClient client = RedisLockClient.builder()
+                        .uri(server.uri() + "?timeout=1s")
+                        .keyPrefix(PREFIX)
+                        .build();
+                StatefulRedisConnection<String, String> admin = lettuce.connect(RedisURI.create(server.uri()))) {
+            KeyLayout layout = new KeyLayout(PREFIX);
+            String fence = KeyLayout.key(layout.tag("offline"), KeyLayout.FENCE);
+            DistributedLock warm = client.lock("warm"); // also loads the scripts, which stay loaded throughout
+            warm.lock();
+            warm.unlock();
+
+            // the server stays up, but the client's command connection is dropped and cannot come back (a password
+            // it does not have), so Lettuce keeps the client's new commands until it reconnects
+            admin.sync().configSet("requirepass", "s3cret");
+            admin.sync().clientKill(KillArgs.Builder.typeNormal().skipme());
+            try {
+                assertThatThrownBy(() -> client.lock("offline").tryLock())
+                        .isInstanceOf(DistributedLockException.class)
+                        .satisfies(e -> assertThat(causes(e))
+                                .anyMatch(c ->
+                                        c instanceof TimeoutException || c instanceof RedisCommandTimeoutException));
+            } finally {
+                admin.sync().configSet("requirepass", "");
+            }
+
+            // once another attempt has been answered, everything queued before it has been sent or dropped
+            DistributedLock after = client.lock("after");
+            boolean answered = false;
+            for (int i = 0; i < 60 && !answered; i++) {
+                try {
+                    answered = after.tryLock();
+                } catch (DistributedLockException e) {
+                    Thread.sleep(250); // still reconnecting
+                }
+            }
+            assertThat(answered).as("the client reconnected").isTrue();
+            after.unlock();
+            // the timed-out attempt (and its clean-up) must have been dropped: had it been sent, its fence counter,
+            // which no clean-up removes, would be here
+            assertThat(admin.sync().exists(fence))
+                    .as("fence counter of the timed-out attempt")
+                    .isZero();
+        } finally {
+            lettuce.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         }
     }
 }
