@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -28,6 +29,21 @@ import org.junit.jupiter.api.Timeout;
  */
 class RedisUnansweredIT {
     private static final String PREFIX = "unanswered-it:";
+
+    /** A client whose every command is bounded by a 1 s timeout. */
+    private static RedisLockClient client(RedisServer server) {
+        return RedisLockClient.builder()
+                .uri(server.uri() + "?timeout=1s")
+                .keyPrefix(PREFIX)
+                .build();
+    }
+
+    /** Lettuce's per-command timer or distlock's own bound, whichever ends first, is the cause. */
+    private static void assertFailsWithTimeout(ThrowingCallable call) {
+        assertThatThrownBy(call).isInstanceOf(DistributedLockException.class).satisfies(e -> assertThat(causes(e))
+                .as("cause chain of %s", e)
+                .anyMatch(c -> c instanceof TimeoutException || c instanceof RedisCommandTimeoutException));
+    }
 
     private static List<Throwable> causes(Throwable e) {
         List<Throwable> chain = new ArrayList<>();
@@ -43,10 +59,7 @@ class RedisUnansweredIT {
     @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aSilentServer_failsTheCallWithATimeout_andTheTimedOutAttemptLeavesNothingBehind() {
         try (RedisServer server = RedisServer.started();
-                RedisLockClient client = RedisLockClient.builder()
-                        .uri(server.uri() + "?timeout=1s")
-                        .keyPrefix(PREFIX)
-                        .build()) {
+                RedisLockClient client = client(server)) {
             DistributedLock lock = client.lock("unanswered");
             lock.lock(); // scripts loaded, connection warm
             lock.unlock();
@@ -54,12 +67,7 @@ class RedisUnansweredIT {
             server.pause();
             try {
                 // Lettuce's per-command timer or distlock's own bounded wait, whichever ends first
-                assertThatThrownBy(lock::tryLock)
-                        .isInstanceOf(DistributedLockException.class)
-                        .satisfies(e -> assertThat(causes(e))
-                                .as("cause chain of %s", e)
-                                .anyMatch(c ->
-                                        c instanceof TimeoutException || c instanceof RedisCommandTimeoutException));
+                assertFailsWithTimeout(lock::tryLock);
             } finally {
                 server.resume();
             }
@@ -82,10 +90,7 @@ class RedisUnansweredIT {
         // the watchdog renews every hold in batches of 1,000 and holds its lock meanwhile, which every unlock of a
         // renewed hold waits for: a silent server must cost it one timeout, however many batches are on their way
         try (RedisServer server = RedisServer.started();
-                RedisLockClient client = RedisLockClient.builder()
-                        .uri(server.uri() + "?timeout=1s")
-                        .keyPrefix(PREFIX)
-                        .build()) {
+                RedisLockClient client = client(server)) {
             List<HeldLock> holds = new ArrayList<>();
             for (int i = 0; i < 3_500; i++) { // four batches
                 holds.add(new HeldLock(new LockKey("renew-" + i), new OwnerId("nobody:t1"), 1));
@@ -98,11 +103,7 @@ class RedisUnansweredIT {
             long took;
             try {
                 long start = System.nanoTime();
-                assertThatThrownBy(() -> client.store().renew(holds, Duration.ofSeconds(30)))
-                        .isInstanceOf(DistributedLockException.class)
-                        .satisfies(e -> assertThat(causes(e))
-                                .anyMatch(c ->
-                                        c instanceof TimeoutException || c instanceof RedisCommandTimeoutException));
+                assertFailsWithTimeout(() -> client.store().renew(holds, Duration.ofSeconds(30)));
                 took = System.nanoTime() - start;
             } finally {
                 server.resume();
@@ -117,10 +118,7 @@ class RedisUnansweredIT {
     void anAttemptThatTimedOutWhileDisconnected_isNeverSentAfterTheReconnect() throws Exception {
         RedisClient lettuce = RedisClient.create();
         try (RedisServer server = RedisServer.started();
-                RedisLockClient client = RedisLockClient.builder()
-                        .uri(server.uri() + "?timeout=1s")
-                        .keyPrefix(PREFIX)
-                        .build();
+                RedisLockClient client = client(server);
                 StatefulRedisConnection<String, String> admin = lettuce.connect(RedisURI.create(server.uri()))) {
             KeyLayout layout = new KeyLayout(PREFIX);
             String fence = KeyLayout.key(layout.tag("offline"), KeyLayout.FENCE);
@@ -133,11 +131,7 @@ class RedisUnansweredIT {
             admin.sync().configSet("requirepass", "s3cret");
             admin.sync().clientKill(KillArgs.Builder.typeNormal().skipme());
             try {
-                assertThatThrownBy(() -> client.lock("offline").tryLock())
-                        .isInstanceOf(DistributedLockException.class)
-                        .satisfies(e -> assertThat(causes(e))
-                                .anyMatch(c ->
-                                        c instanceof TimeoutException || c instanceof RedisCommandTimeoutException));
+                assertFailsWithTimeout(() -> client.lock("offline").tryLock());
             } finally {
                 admin.sync().configSet("requirepass", "");
             }
