@@ -284,34 +284,22 @@ final class RedisConnections implements AutoCloseable {
      * <p>The Lettuce clients this module makes itself arm no timer per command (see {@code RedisLockClient}); this wait
      * is what bounds a command instead, and, like Lettuce's timer, it cancels the command when the time is up: a command
      * not yet sent (the connection is down) is then never sent, and the late answer of one that was sent is read and
-     * dropped. A command nobody waits for at once is {@link #bounded} instead.
+     * dropped. The wait itself sleeps without a timeout; {@link AwaitDeadlines} ends it, at most a few milliseconds
+     * after the time is up. A command nobody waits for at once is {@link #bounded} instead.
      */
     <T> T await(CompletionStage<T> stage) {
         CompletableFuture<T> future = stage.toCompletableFuture();
-        long deadline = System.nanoTime() + timeout.toNanos();
-        boolean interrupted = false;
         try {
-            for (; ; ) {
-                try {
-                    return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    Throwable cause = unwrap(e);
-                    // a bounded command's own time ran out, or Lettuce's timer's (a client handed in, or a Cluster)
-                    if (cause instanceof TimeoutException || cause instanceof RedisCommandTimeoutException) {
-                        throw noAnswer((Exception) cause);
-                    }
-                    throw rethrow(cause);
-                } catch (TimeoutException e) {
-                    future.cancel(false);
-                    throw noAnswer(e);
-                }
+            return AwaitDeadlines.SHARED.await(future, System.nanoTime() + timeout.toNanos());
+        } catch (ExecutionException e) {
+            Throwable cause = unwrap(e);
+            // a bounded command's own time ran out, or Lettuce's timer's (a client handed in, or a Cluster)
+            if (cause instanceof TimeoutException || cause instanceof RedisCommandTimeoutException) {
+                throw noAnswer((Exception) cause);
             }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            throw rethrow(cause);
+        } catch (TimeoutException e) {
+            throw noAnswer(e); // AwaitDeadlines cancelled the command
         }
     }
 
