@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * waiting thread sleeps without a timeout, and one daemon thread per JVM (like the JDK's own {@code CompletableFuture}
  * delayer) looks at the waits in progress every {@value #PERIOD_MILLIS} ms and cancels each command whose deadline has
  * passed, as a timed wait would have. A wait therefore ends at most about {@value #PERIOD_MILLIS} ms after its
- * deadline. The checking thread sleeps without a timeout itself once no wait has been in progress for a second.
+ * deadline. The checking thread ends once no wait has been in progress for a second, and the next wait starts a new
+ * one, so an application that stopped using Redis (or was undeployed) keeps no thread of ours.
  *
  * <p>Each thread has one {@link Slot}, made on its first wait and dropped by the checking thread after the thread ended;
  * a wait only writes its slot's fields.
@@ -28,10 +29,9 @@ import org.slf4j.LoggerFactory;
 final class AwaitDeadlines {
     static final long PERIOD_MILLIS = 10;
     private static final long PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(PERIOD_MILLIS);
-    private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final Logger log = LoggerFactory.getLogger(AwaitDeadlines.class);
 
-    static final AwaitDeadlines SHARED = new AwaitDeadlines("distlock-redis-deadlines");
+    static final AwaitDeadlines SHARED = new AwaitDeadlines("distlock-redis-deadlines", TimeUnit.SECONDS.toNanos(1));
 
     /** One thread's wait: the command it waits for (null between waits) and when to give up on it. */
     static final class Slot {
@@ -47,14 +47,17 @@ final class AwaitDeadlines {
     }
 
     private final String threadName;
+    private final long idleNanos;
     private final Set<Slot> slots = ConcurrentHashMap.newKeySet();
     private final ThreadLocal<Slot> slot = ThreadLocal.withInitial(this::newSlot);
     private final Object startLock = new Object();
-    private volatile @Nullable Thread checker;
-    private volatile boolean sleeping;
+    /** Whether a checking thread runs (or is being started); changed only under {@link #startLock}. */
+    private volatile boolean running;
 
-    AwaitDeadlines(String threadName) {
+    /** A checker named {@code threadName} that ends after {@code idleNanos} without a wait in progress. */
+    AwaitDeadlines(String threadName, long idleNanos) {
         this.threadName = threadName;
+        this.idleNanos = idleNanos;
     }
 
     /**
@@ -69,11 +72,11 @@ final class AwaitDeadlines {
         Slot s = slot.get();
         s.deadline = deadline;
         s.waitingFor = command;
-        if (sleeping) {
-            LockSupport.unpark(checker);
-        }
         boolean interrupted = false;
         try {
+            if (!running) { // after publishing the wait: a checker that is ending sees it, or we see it ended
+                startChecker();
+            }
             for (; ; ) {
                 try {
                     return command.get();
@@ -99,30 +102,27 @@ final class AwaitDeadlines {
         return slots.size();
     }
 
-    /** Whether the checking thread sleeps until the next wait; for tests. */
-    boolean idle() {
-        return sleeping;
+    /** Whether a checking thread runs; for tests. */
+    boolean checking() {
+        return running;
     }
 
     private Slot newSlot() {
         Slot s = new Slot(Thread.currentThread());
         slots.add(s);
-        if (checker == null) {
-            startChecker();
-        }
         return s;
     }
 
     private void startChecker() {
         synchronized (startLock) {
-            if (checker != null) {
+            if (running) {
                 return;
             }
             Thread t = new Thread(this::check, threadName);
             t.setDaemon(true);
             t.setContextClassLoader(null);
             t.start();
-            checker = t;
+            running = true;
         }
     }
 
@@ -133,21 +133,34 @@ final class AwaitDeadlines {
                 long now = System.nanoTime();
                 if (expireOverdue(now)) {
                     idleSince = now;
-                } else if (now - idleSince >= IDLE_NANOS) {
-                    sleeping = true;
-                    // a wait that began before this flag was up is seen by this scan; a later one unparks us
-                    if (!expireOverdue(System.nanoTime())) {
-                        LockSupport.park(this);
-                    }
-                    sleeping = false;
-                    idleSince = System.nanoTime();
-                    continue;
+                } else if (now - idleSince >= idleNanos && stopUnlessWaiting()) {
+                    return;
                 }
                 LockSupport.parkNanos(this, PERIOD_NANOS);
             } catch (Throwable e) { // never let the thread that bounds every wait die
                 log.error("distlock: checking the deadlines of Redis commands failed", e);
                 LockSupport.parkNanos(this, PERIOD_NANOS);
             }
+        }
+    }
+
+    /**
+     * Ends this checker unless a wait began meanwhile. A wait that published itself before {@code running} went false
+     * is seen by the scan below; a later one sees {@code running} false and starts a new checker.
+     */
+    private boolean stopUnlessWaiting() {
+        synchronized (startLock) {
+            running = false;
+        }
+        if (!expireOverdue(System.nanoTime())) {
+            return true;
+        }
+        synchronized (startLock) {
+            if (running) {
+                return true; // a wait started a new checker already
+            }
+            running = true;
+            return false;
         }
     }
 

@@ -4,12 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -18,7 +23,10 @@ import org.junit.jupiter.api.Timeout;
 class AwaitDeadlinesTest {
     private static final long SLACK_NANOS = TimeUnit.SECONDS.toNanos(2); // a loaded CI machine, not the 10 ms period
 
-    private final AwaitDeadlines deadlines = new AwaitDeadlines("test-deadlines");
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+    private final String checkerName = "test-deadlines-" + INSTANCES.incrementAndGet();
+    private final AwaitDeadlines deadlines = new AwaitDeadlines(checkerName, TimeUnit.SECONDS.toNanos(1));
 
     @Test
     void await_answered_returnsAnswer() throws Exception {
@@ -96,12 +104,13 @@ class AwaitDeadlinesTest {
     }
 
     @Test
-    void await_checkerIdle_wakesForNewWait() throws Exception {
+    void await_checkerEndedWhenIdle_newWaitStartsOne() throws Exception {
         deadlines.await(CompletableFuture.completedFuture("start the checker"), System.nanoTime() + seconds(5));
+        assertThat(deadlines.checking()).isTrue();
         long until = System.nanoTime() + seconds(20);
-        while (!deadlines.idle()) {
+        while (deadlines.checking() || checkerThreads() > 0) {
             assertThat(System.nanoTime() - until)
-                    .as("checker goes idle after 1 s without waits")
+                    .as("checker ends after 1 s without waits")
                     .isNegative();
             Thread.sleep(20);
         }
@@ -156,6 +165,49 @@ class AwaitDeadlinesTest {
         assertThatThrownBy(() -> deadlines.await(command, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100)))
                 .isInstanceOf(TimeoutException.class);
         assertThat(deadlines.slots()).as("only this thread's slot left").isEqualTo(1);
+    }
+
+    @Test
+    void await_checkerEndingAndStartingOften_everyWaitStillTimesOut() throws Exception {
+        // a checker that ends as soon as no wait is in progress: waits keep arriving while one ends, and each must
+        // still
+        // be bounded. This churns starts and ends; the narrow window between a last scan and an end is not forced.
+        AwaitDeadlines restless = new AwaitDeadlines(checkerName + "-restless", 0);
+        int threads = 4;
+        int waitsEach = 150;
+        AtomicInteger timedOut = new AtomicInteger();
+        List<Thread> waiters = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Thread waiter = new Thread(() -> {
+                for (int i = 0; i < waitsEach; i++) {
+                    LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(TimeUnit.MILLISECONDS.toNanos(1)));
+                    long deadline = System.nanoTime();
+                    try {
+                        restless.await(new CompletableFuture<>(), deadline);
+                    } catch (TimeoutException e) {
+                        if (System.nanoTime() - deadline < SLACK_NANOS) {
+                            timedOut.incrementAndGet();
+                        }
+                    } catch (ExecutionException e) {
+                        throw new AssertionError(e);
+                    }
+                }
+            });
+            waiter.setDaemon(true);
+            waiter.start();
+            waiters.add(waiter);
+        }
+        for (Thread waiter : waiters) {
+            waiter.join(TimeUnit.SECONDS.toMillis(30));
+            assertThat(waiter.isAlive()).as("every wait ended").isFalse();
+        }
+        assertThat(timedOut).hasValue(threads * waitsEach);
+    }
+
+    private long checkerThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals(checkerName))
+                .count();
     }
 
     private static long seconds(long n) {
