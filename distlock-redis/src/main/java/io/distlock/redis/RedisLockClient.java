@@ -343,8 +343,7 @@ public final class RedisLockClient implements LockClient {
                     connections.isCluster() && waitStrategy != WaitStrategy.SPIN && connections.hasShardedPubSub(),
                     minReplicas,
                     replicaTimeout);
-            store.checkServer();
-            store.preloadScripts();
+            store.prepareServer();
             return new RedisLockClient(LockEngine.create(store, config), store);
         }
 

@@ -75,6 +75,9 @@ import org.slf4j.LoggerFactory;
 final class RedisLockStore implements LockStore {
     private static final Logger log = LoggerFactory.getLogger(RedisLockStore.class);
     private static final int RENEW_BATCH = 1000;
+    /** Failures of further renewal batches kept on the first one. */
+    private static final int MAX_SUPPRESSED = 3;
+
     private static final Traits TRAITS = new Traits(false, true, true, true);
     private static final Traits SPIN_TRAITS = new Traits(false, true, true);
     /** How long a waiting client has to take a lock that a release gave it (see wake-one.lua). */
@@ -400,24 +403,25 @@ final class RedisLockStore implements LockStore {
         }
         String leaseMillis = millis(lease);
         // group by slot on a Cluster (a script's keys must share one); chunk so no script runs for long
-        Map<Integer, List<HeldLock>> groups = new LinkedHashMap<>();
+        Map<Integer, List<Map.Entry<String, HeldLock>>> groups = new LinkedHashMap<>();
         int i = 0;
         for (HeldLock h : holds) {
-            int group = redis.isCluster() ? SlotHash.getSlot(layout.tag(h.key().name())) : i++ / RENEW_BATCH;
-            groups.computeIfAbsent(group, g -> new ArrayList<>()).add(h);
+            String tag = layout.tag(h.key().name());
+            int group = redis.isCluster() ? SlotHash.getSlot(tag) : i++ / RENEW_BATCH;
+            groups.computeIfAbsent(group, g -> new ArrayList<>()).add(Map.entry(KeyLayout.key(tag, KeyLayout.HOLD), h));
         }
-        List<List<HeldLock>> batches = new ArrayList<>();
+        List<List<Map.Entry<String, HeldLock>>> batches = new ArrayList<>();
         List<CompletableFuture<List<Object>>> answers = new ArrayList<>();
-        for (List<HeldLock> group : groups.values()) {
+        for (List<Map.Entry<String, HeldLock>> group : groups.values()) {
             for (int from = 0; from < group.size(); from += RENEW_BATCH) {
-                List<HeldLock> batch = group.subList(from, Math.min(group.size(), from + RENEW_BATCH));
+                List<Map.Entry<String, HeldLock>> batch =
+                        group.subList(from, Math.min(group.size(), from + RENEW_BATCH));
                 String[] batchKeys = new String[batch.size()];
                 String[] args = new String[batch.size() + 1];
                 args[0] = leaseMillis;
                 for (int j = 0; j < batch.size(); j++) {
-                    HeldLock h = batch.get(j);
-                    batchKeys[j] = KeyLayout.key(layout.tag(h.key().name()), KeyLayout.HOLD);
-                    args[j + 1] = h.owner().value();
+                    batchKeys[j] = batch.get(j).getKey();
+                    args[j + 1] = batch.get(j).getValue().owner().value();
                 }
                 batches.add(batch);
                 answers.add(redis.eval(LuaScript.LOCK_RENEW, ScriptOutputType.MULTI, batchKeys, args));
@@ -426,17 +430,17 @@ final class RedisLockStore implements LockStore {
         Set<HeldLock> gone = new HashSet<>();
         RuntimeException failure = null;
         for (int b = 0; b < batches.size(); b++) {
-            List<HeldLock> batch = batches.get(b);
+            List<Map.Entry<String, HeldLock>> batch = batches.get(b);
             try {
                 List<Object> positions = redis.await(answers.get(b));
                 for (Object p : positions) {
-                    gone.add(batch.get((int) ((Long) p - 1)));
+                    gone.add(batch.get((int) ((Long) p - 1)).getValue());
                 }
             } catch (RuntimeException e) {
                 if (failure == null) {
                     failure = e;
-                } else {
-                    failure.addSuppressed(e);
+                } else if (failure.getSuppressed().length < MAX_SUPPRESSED) {
+                    failure.addSuppressed(e); // a Cluster renewal can have thousands of batches: keep a few
                 }
             }
         }
@@ -715,14 +719,21 @@ final class RedisLockStore implements LockStore {
     }
 
     /**
-     * Loads every script into the server's cache in one pipelined round trip, so that no first call of an operation
-     * pays a NOSCRIPT round trip (on a Cluster Lettuce sends SCRIPT LOAD to every node). Failures are harmless: the
-     * EVALSHA fallback loads a script when it is missing.
+     * Checks the server's eviction policy and loads every script into its cache, all in one pipelined round trip, so
+     * that no first call of an operation pays a NOSCRIPT round trip (on a Cluster Lettuce sends SCRIPT LOAD to every
+     * node). Failures are harmless: CONFIG may be disabled, and the EVALSHA fallback loads a script when it is missing.
      */
-    void preloadScripts() {
+    void prepareServer() {
+        CompletableFuture<Map<String, String>> config =
+                redis.bounded(redis.async().configGet("maxmemory-policy"));
         List<CompletableFuture<String>> loads = new ArrayList<>();
         for (LuaScript script : LuaScript.ALL) {
             loads.add(redis.bounded(redis.async().scriptLoad(script.source())));
+        }
+        try {
+            checkEviction(redis.await(config).getOrDefault("maxmemory-policy", ""));
+        } catch (RuntimeException e) {
+            log.debug("distlock: could not read maxmemory-policy (CONFIG may be disabled): {}", e.toString());
         }
         for (int i = 0; i < loads.size(); i++) {
             try {
@@ -737,24 +748,18 @@ final class RedisLockStore implements LockStore {
     }
 
     /** Warns when the server may evict lock keys (the fence counter has no TTL, so only allkeys-* policies evict it). */
-    void checkServer() {
-        try {
-            Map<String, String> config = redis.await(redis.async().configGet("maxmemory-policy"));
-            String policy = config.getOrDefault("maxmemory-policy", "");
-            if (policy.toLowerCase(Locale.ROOT).startsWith("allkeys")) {
-                log.warn(
-                        "distlock: Redis maxmemory-policy is '{}': under memory pressure Redis may evict lock holds and"
-                                + " fence counters, which breaks mutual exclusion and lets fencing tokens go back."
-                                + " Use noeviction or a volatile-* policy for the locks' Redis.",
-                        policy);
-            } else if (policy.toLowerCase(Locale.ROOT).startsWith("volatile")) {
-                log.info(
-                        "distlock: Redis maxmemory-policy is '{}': holds (which have a TTL) may be evicted under memory"
-                                + " pressure; their owners then find them lost at the next renewal",
-                        policy);
-            }
-        } catch (RuntimeException e) {
-            log.debug("distlock: could not read maxmemory-policy (CONFIG may be disabled): {}", e.toString());
+    private static void checkEviction(String policy) {
+        if (policy.toLowerCase(Locale.ROOT).startsWith("allkeys")) {
+            log.warn(
+                    "distlock: Redis maxmemory-policy is '{}': under memory pressure Redis may evict lock holds and"
+                            + " fence counters, which breaks mutual exclusion and lets fencing tokens go back."
+                            + " Use noeviction or a volatile-* policy for the locks' Redis.",
+                    policy);
+        } else if (policy.toLowerCase(Locale.ROOT).startsWith("volatile")) {
+            log.info(
+                    "distlock: Redis maxmemory-policy is '{}': holds (which have a TTL) may be evicted under memory"
+                            + " pressure; their owners then find them lost at the next renewal",
+                    policy);
         }
     }
 
