@@ -82,16 +82,7 @@ class AwaitDeadlinesTest {
         CompletableFuture<String> command = new CompletableFuture<>();
         AtomicReference<Object> outcome = new AtomicReference<>();
         AtomicReference<Boolean> interruptedAfter = new AtomicReference<>();
-        Thread waiter = new Thread(() -> {
-            try {
-                outcome.set(deadlines.await(command, System.nanoTime() + seconds(30)));
-            } catch (Exception e) {
-                outcome.set(e);
-            }
-            interruptedAfter.set(Thread.currentThread().isInterrupted());
-        });
-        waiter.start();
-        awaitWaiting(waiter);
+        Thread waiter = waitInThread(command, System.nanoTime() + seconds(30), outcome, interruptedAfter);
 
         waiter.interrupt();
         waiter.join(200);
@@ -126,15 +117,8 @@ class AwaitDeadlinesTest {
         CompletableFuture<String> answered = new CompletableFuture<>();
         CompletableFuture<String> unanswered = new CompletableFuture<>();
         AtomicReference<Object> first = new AtomicReference<>();
-        Thread waiter = new Thread(() -> {
-            try {
-                first.set(deadlines.await(answered, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300)));
-            } catch (Exception e) {
-                first.set(e);
-            }
-        });
-        waiter.start();
-        awaitWaiting(waiter);
+        Thread waiter = waitInThread(
+                answered, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300), first, new AtomicReference<>());
 
         assertThatThrownBy(() -> deadlines.await(unanswered, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50)))
                 .isInstanceOf(TimeoutException.class);
@@ -212,6 +196,29 @@ class AwaitDeadlinesTest {
 
     private static long seconds(long n) {
         return Duration.ofSeconds(n).toNanos();
+    }
+
+    /**
+     * A thread that awaits {@code command} and puts its answer or exception in {@code outcome} and whether it was
+     * interrupted afterwards in {@code interruptedAfter}; returned once it is parked in its wait.
+     */
+    private Thread waitInThread(
+            CompletableFuture<?> command,
+            long deadline,
+            AtomicReference<Object> outcome,
+            AtomicReference<Boolean> interruptedAfter)
+            throws InterruptedException {
+        Thread waiter = new Thread(() -> {
+            try {
+                outcome.set(deadlines.await(command, deadline));
+            } catch (Exception e) {
+                outcome.set(e);
+            }
+            interruptedAfter.set(Thread.currentThread().isInterrupted());
+        });
+        waiter.start();
+        awaitWaiting(waiter);
+        return waiter;
     }
 
     /** Until {@code waiter} is parked in its wait. */
