@@ -13,8 +13,12 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -398,10 +402,12 @@ public final class RedisBench {
         report.environment("end");
         report.section("Targets (issue 3)");
         Result ping = inter.get(0);
-        Result bareUnc = inter.get(1);
-        Result fencedUnc = inter.get(2);
-        Result dUnc = inter.get(3);
-        Result rUnc = inter.get(4);
+        Result twoScripts = inter.get(1);
+        Result rawScripts = inter.get(2);
+        Result bareUnc = inter.get(3);
+        Result fencedUnc = inter.get(4);
+        Result dUnc = inter.get(5);
+        Result rUnc = inter.get(6);
         Result bareMany = manyAlt.get(0);
         Result fencedMany = manyAlt.get(1);
         Result dMany = manyAlt.get(2);
@@ -480,6 +486,15 @@ public final class RedisBench {
         report.line("| --- | ---: |");
         report.line("| fenced reference: uncontended p50 ÷ PING p50 (interleaved) | "
                 + Report.ratio(fencedUnc.p50Micros() / ping.p50Micros()) + " |");
+        report.line(
+                "| 2 × EVALSHA of `return 1`: p50 ÷ PING p50 (interleaved; the floor of a lock made of two scripts) | "
+                        + Report.ratio(twoScripts.p50Micros() / ping.p50Micros()) + " |");
+        report.line("| distlock's two scripts from a plain connection: p50 ÷ PING p50 (interleaved) | "
+                + Report.ratio(rawScripts.p50Micros() / ping.p50Micros()) + " |");
+        report.line(String.format(
+                Locale.ROOT,
+                "| distlock's client on top of its scripts: distlock p50 − scripts p50 (interleaved) | %.1f µs |",
+                dUnc.p50Micros() - rawScripts.p50Micros()));
         report.line("| 10,000 keys: distlock ops/s ÷ fenced reference ops/s (alternating slices) | "
                 + Report.ratio(dMany.opsPerSec() / fencedMany.opsPerSec()) + " |");
         report.line("| 10,000 keys: fenced reference ops/s ÷ bare SET NX PX lock ops/s (alternating slices) | "
@@ -497,14 +512,54 @@ public final class RedisBench {
         return Harness.run("PING (Lettuce sync)", 1, timing.warmup(), timing.measure(), (t, p) -> cmd.ping());
     }
 
-    /** PING, the bare and fenced reference locks, distlock and Redisson RLock: one uncontended op each in turn. */
+    /**
+     * One uncontended op each in turn: PING; two EVALSHAs of {@code return 1} (the floor of any lock whose acquire and
+     * release are scripts); distlock's own plain-acquire and lean-release scripts sent from a plain Lettuce connection
+     * (what distlock's client adds is the difference to the distlock row); the bare and fenced reference locks, distlock
+     * and Redisson RLock.
+     */
     private List<Result> interleavedUncontended() {
         RedisCommands<String, String> cmd = admin.sync();
-        List<String> labels = new ArrayList<>(List.of("PING (Lettuce sync)"));
+        List<String> labels = new ArrayList<>(List.of(
+                "PING (Lettuce sync)",
+                "2 × EVALSHA of `return 1` (Lettuce sync)",
+                "distlock's acquire and release scripts (Lettuce sync)"));
         List<Harness.Body> bodies = new ArrayList<>();
         bodies.add((t, p) -> cmd.ping());
+        String one = cmd.scriptLoad("return 1");
+        bodies.add((t, p) -> {
+            cmd.evalsha(one, ScriptOutputType.INTEGER);
+            cmd.evalsha(one, ScriptOutputType.INTEGER);
+        });
+        String acquire = cmd.scriptLoad(distlockScript("lock-acquire.lua"));
+        String release = cmd.scriptLoad(distlockScript("lock-release-lean.lua"));
+        String tag = runId + ":s:{ui}";
+        String[] acquireKeys = {tag + ":hold", tag + ":fence"};
+        String[] releaseKeys = {tag + ":hold", tag + ":queue", tag + ":wq"};
+        bodies.add((t, p) -> {
+            Long token = cmd.evalsha(acquire, ScriptOutputType.INTEGER, acquireKeys, "raw", "30000");
+            if (token == null || token <= 0) {
+                throw new IllegalStateException("not acquired: " + token);
+            }
+            Long released = cmd.evalsha(release, ScriptOutputType.INTEGER, releaseKeys, "raw");
+            if (released == null || released != 1L) {
+                throw new IllegalStateException("not released: " + released);
+            }
+        });
         return Harness.interleavedLocks(
                 labels, bodies, List.of(bare(), fenced(), distlock(), redisson(false, false)), "ui", timing);
+    }
+
+    /** The source of one of distlock's Redis scripts, from the distlock-redis jar. */
+    private static String distlockScript(String file) {
+        try (InputStream in = RedisLockClient.class.getResourceAsStream(file)) {
+            if (in == null) {
+                throw new IllegalStateException("no script " + file + " beside " + RedisLockClient.class);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**
