@@ -15,16 +15,20 @@ import org.slf4j.LoggerFactory;
 /**
  * Waits for a command's answer with a deadline, without a timed sleep per wait.
  *
- * <p>A timed park arms a kernel timer for every wait; on the machines we measure on that costs the waiting thread about
- * 1 µs of CPU per round trip, more than the rest of distlock's client path between the engine and Lettuce. Here the
- * waiting thread sleeps without a timeout, and one daemon thread per JVM (like the JDK's own {@code CompletableFuture}
- * delayer) looks at the waits in progress every {@value #PERIOD_MILLIS} ms and cancels each command whose deadline has
- * passed, as a timed wait would have. A wait therefore ends at most about {@value #PERIOD_MILLIS} ms after its
- * deadline. The checking thread ends once no wait has been in progress for a second, and the next wait starts a new
- * one, so an application that stopped using Redis (or was undeployed) keeps no thread of ours.
+ * <p>A timed park arms a kernel timer for every wait; on the machines we measure on that costs the waiting thread 1-4 µs
+ * of CPU per round trip, more than the rest of distlock's client path between the engine and Lettuce. Here the waiting
+ * thread sleeps without a timeout, and one daemon thread per JVM (like the JDK's own {@code CompletableFuture} delayer)
+ * looks at the waits in progress every {@value #PERIOD_MILLIS} ms and cancels each command whose deadline has passed,
+ * as a timed wait would have. A wait therefore ends at most about {@value #PERIOD_MILLIS} ms after its deadline. The
+ * checking thread ends once no wait has been in progress for a while (a second for {@link #SHARED}), and the next wait
+ * starts a new one, so an application that stopped using Redis (or was undeployed) keeps no thread of ours.
  *
- * <p>Each thread has one {@link Slot}, made on its first wait and dropped by the checking thread after the thread ended;
- * a wait only writes its slot's fields.
+ * <p>Each thread has one {@link Slot}; a wait writes only its own slot's fields. The checker looks at the slots of the
+ * threads that waited lately: a slot without a wait for as long as the checker's idle time leaves the checked set (so
+ * 100,000 virtual threads that once waited cost nothing), and its thread's next wait puts it back. A wait nested in
+ * another on the same thread (a {@code ForkJoinPool} worker runs queued tasks inside {@code CompletableFuture.get()})
+ * puts the outer wait back in the slot when it ends. A wait on the checking thread itself (a callback that a
+ * cancellation ran) falls back to a timed wait, since nobody else would end it.
  */
 final class AwaitDeadlines {
     static final long PERIOD_MILLIS = 10;
@@ -38,8 +42,10 @@ final class AwaitDeadlines {
         final Thread thread;
         volatile @Nullable CompletableFuture<?> waitingFor;
         volatile long deadline;
-        /** The command this slot's checker cancelled because its time was up. */
-        volatile @Nullable CompletableFuture<?> expired;
+        /** Whether the slot is in the checked set (it may be there a moment longer or sooner; see {@link #await}). */
+        volatile boolean checked;
+        /** Since when (checker's clock) the checker has seen the slot without a wait; written by the checker only. */
+        long idleSince;
 
         Slot(Thread thread) {
             this.thread = thread;
@@ -49,12 +55,15 @@ final class AwaitDeadlines {
     private final String threadName;
     private final long idleNanos;
     private final Set<Slot> slots = ConcurrentHashMap.newKeySet();
-    private final ThreadLocal<Slot> slot = ThreadLocal.withInitial(this::newSlot);
+    private final ThreadLocal<Slot> slot = ThreadLocal.withInitial(() -> new Slot(Thread.currentThread()));
     private final Object startLock = new Object();
     /** Whether a checking thread runs (or is being started); changed only under {@link #startLock}. */
     private volatile boolean running;
 
-    /** A checker named {@code threadName} that ends after {@code idleNanos} without a wait in progress. */
+    /**
+     * A checker named {@code threadName} that ends after {@code idleNanos} without a wait in progress, and forgets a
+     * thread's slot after as long without a wait on it.
+     */
     AwaitDeadlines(String threadName, long idleNanos) {
         this.threadName = threadName;
         this.idleNanos = idleNanos;
@@ -69,35 +78,80 @@ final class AwaitDeadlines {
      * @throws CancellationException somebody else cancelled the command
      */
     <T> T await(CompletableFuture<T> command, long deadline) throws ExecutionException, TimeoutException {
+        if (Thread.currentThread() instanceof Checker) {
+            return awaitTimed(command, deadline);
+        }
         Slot s = slot.get();
-        s.deadline = deadline;
-        s.waitingFor = command;
+        CompletableFuture<?> outer = s.waitingFor;
+        long outerDeadline = s.deadline;
         boolean interrupted = false;
         try {
-            if (!running) { // after publishing the wait: a checker that is ending sees it, or we see it ended
-                startChecker();
-            }
+            publish(s, command, deadline);
             for (; ; ) {
                 try {
                     return command.get();
                 } catch (InterruptedException e) {
                     interrupted = true;
                 } catch (CancellationException e) {
-                    if (s.expired == command) {
+                    // the checker cancels only after the deadline (one clock for all threads); a cancellation
+                    // before it was somebody else's
+                    if (System.nanoTime() - deadline >= 0) {
                         throw new TimeoutException("no answer by the deadline");
                     }
                     throw e;
                 }
             }
         } finally {
-            s.waitingFor = null;
+            if (outer == null) {
+                s.waitingFor = null;
+            } else {
+                publish(s, outer, outerDeadline); // a wait this one was nested in goes on
+            }
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
         }
     }
 
-    /** Threads that have waited here and not ended yet (as far as the checker has seen); for tests. */
+    /**
+     * Makes a wait visible to the checker. The wait is written before {@code checked} and {@code running} are read, and
+     * the checker writes those before it looks at the wait again, so either this thread sees that it must put the slot
+     * back or start a checker, or the checker sees the wait.
+     */
+    private void publish(Slot s, CompletableFuture<?> command, long deadline) {
+        s.deadline = deadline; // before waitingFor: the checker reads them the other way round
+        s.waitingFor = command;
+        if (!s.checked) {
+            s.checked = true;
+            slots.add(s);
+        }
+        if (!running) {
+            startChecker();
+        }
+    }
+
+    private static <T> T awaitTimed(CompletableFuture<T> command, long deadline)
+            throws ExecutionException, TimeoutException {
+        boolean interrupted = false;
+        try {
+            for (; ; ) {
+                try {
+                    return command.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (TimeoutException e) {
+                    command.cancel(false);
+                    throw e;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Threads whose slot the checker looks at: those that waited lately and are alive, as far as it has seen. */
     int slots() {
         return slots.size();
     }
@@ -107,39 +161,40 @@ final class AwaitDeadlines {
         return running;
     }
 
-    private Slot newSlot() {
-        Slot s = new Slot(Thread.currentThread());
-        slots.add(s);
-        return s;
-    }
-
     private void startChecker() {
         synchronized (startLock) {
             if (running) {
                 return;
             }
-            Thread t = new Thread(this::check, threadName);
-            t.setDaemon(true);
-            t.setContextClassLoader(null);
-            t.start();
+            new Checker(this::check, threadName).start();
             running = true;
         }
     }
 
     private void check() {
-        long idleSince = System.nanoTime();
-        for (; ; ) {
-            try {
-                long now = System.nanoTime();
-                if (expireOverdue(now)) {
-                    idleSince = now;
-                } else if (now - idleSince >= idleNanos && stopUnlessWaiting()) {
-                    return;
+        boolean stopped = false;
+        try {
+            long idleSince = System.nanoTime();
+            for (; ; ) {
+                try {
+                    long now = System.nanoTime();
+                    if (scan(now)) {
+                        idleSince = now;
+                    } else if (now - idleSince >= idleNanos && stopUnlessWaiting()) {
+                        stopped = true;
+                        return;
+                    }
+                } catch (RuntimeException e) { // never let the thread that bounds every wait die of a bug
+                    log.error("distlock: checking the deadlines of Redis commands failed", e);
                 }
                 LockSupport.parkNanos(this, PERIOD_NANOS);
-            } catch (Throwable e) { // never let the thread that bounds every wait die
-                log.error("distlock: checking the deadlines of Redis commands failed", e);
-                LockSupport.parkNanos(this, PERIOD_NANOS);
+            }
+        } finally {
+            if (!stopped) { // died of an Error: let another checker take over the waits in progress
+                synchronized (startLock) {
+                    running = false;
+                }
+                startChecker();
             }
         }
     }
@@ -152,7 +207,7 @@ final class AwaitDeadlines {
         synchronized (startLock) {
             running = false;
         }
-        if (!expireOverdue(System.nanoTime())) {
+        if (!scan(System.nanoTime())) {
             return true;
         }
         synchronized (startLock) {
@@ -164,23 +219,55 @@ final class AwaitDeadlines {
         }
     }
 
-    /** Cancels the commands whose deadline has passed; drops the slots of ended threads. Whether any wait is on. */
-    private boolean expireOverdue(long now) {
+    /**
+     * Cancels the commands whose deadline has passed; forgets the slots of ended threads and of threads without a wait
+     * for the idle time. Whether any wait is in progress.
+     */
+    private boolean scan(long now) {
         boolean waiting = false;
         for (Slot s : slots) {
             CompletableFuture<?> command = s.waitingFor;
             if (command == null) {
                 if (!s.thread.isAlive()) {
                     slots.remove(s);
+                } else if (s.idleSince == 0) {
+                    s.idleSince = now | 1; // 0 means "seen waiting"
+                } else if (now - s.idleSince >= idleNanos) {
+                    forget(s);
                 }
                 continue;
             }
+            s.idleSince = 0;
             waiting = true;
             if (now - s.deadline >= 0 && !command.isDone()) {
-                s.expired = command;
-                command.cancel(false);
+                try {
+                    command.cancel(false);
+                } catch (RuntimeException e) { // a callback of the command's: the other waits still get checked
+                    log.warn("distlock: cancelling a Redis command whose time was up failed", e);
+                }
             }
         }
         return waiting;
+    }
+
+    /** Takes an idle slot out of the checked set, unless its thread began a wait meanwhile (see {@link #publish}). */
+    private void forget(Slot s) {
+        s.checked = false;
+        slots.remove(s);
+        s.idleSince = 0;
+        if (s.waitingFor != null) {
+            s.checked = true;
+            slots.add(s);
+        }
+    }
+
+    /** The checking thread: a wait on it (in a callback a cancellation ran) cannot count on a checker. */
+    private static final class Checker extends Thread {
+        Checker(Runnable check, String name) {
+            // no inherited thread locals or context class loader from whichever caller happens to start it
+            super(null, check, name, 0, false);
+            setDaemon(true);
+            setContextClassLoader(null);
+        }
     }
 }

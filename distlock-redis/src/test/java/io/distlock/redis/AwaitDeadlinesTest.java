@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -19,7 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** No server: the futures stand for commands that are answered, fail, or never get an answer. */
-@Timeout(60) // a checker that never ends a wait would otherwise hang the build
+// in a thread of its own: a wait that never ends ignores the interrupt a same-thread timeout would send
+@Timeout(value = 20, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class AwaitDeadlinesTest {
     private static final long SLACK_NANOS = TimeUnit.SECONDS.toNanos(2); // a loaded CI machine, not the 10 ms period
 
@@ -186,6 +188,114 @@ class AwaitDeadlinesTest {
             assertThat(waiter.isAlive()).as("every wait ended").isFalse();
         }
         assertThat(timedOut).hasValue(threads * waitsEach);
+    }
+
+    @Test
+    void await_nestedOnSameThread_outerWaitStillTimesOut() {
+        // a ForkJoinPool worker runs queued tasks inside CompletableFuture.get(): a second wait inside the first one
+        CompletableFuture<String> inner = CompletableFuture.completedFuture("inner");
+        AtomicReference<Object> innerOutcome = new AtomicReference<>();
+        CompletableFuture<String> outer = new CompletableFuture<>() {
+            @Override
+            public String get() throws InterruptedException, ExecutionException {
+                try {
+                    innerOutcome.set(deadlines.await(inner, System.nanoTime() + seconds(5)));
+                } catch (TimeoutException e) {
+                    innerOutcome.set(e);
+                }
+                return super.get();
+            }
+        };
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
+
+        assertThatThrownBy(() -> deadlines.await(outer, deadline)).isInstanceOf(TimeoutException.class);
+        assertThat(System.nanoTime() - deadline).isLessThan(SLACK_NANOS);
+        assertThat(innerOutcome.get()).isEqualTo("inner");
+        assertThat(outer).isCancelled();
+    }
+
+    @Test
+    void await_cancelThrows_otherWaitsStillTimeOut() throws Exception {
+        // a command whose cancellation throws (a listener of the command's) must not stop the checker's scan
+        List<CompletableFuture<String>> throwing = new ArrayList<>();
+        List<Thread> stuck = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            CompletableFuture<String> command = new CompletableFuture<>() {
+                @Override
+                public boolean cancel(boolean mayInterruptIfRunning) {
+                    throw new IllegalStateException("a listener failed");
+                }
+            };
+            throwing.add(command);
+            stuck.add(waitInThread(command, System.nanoTime(), new AtomicReference<>(), new AtomicReference<>()));
+        }
+
+        CompletableFuture<String> command = new CompletableFuture<>();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+        assertThatThrownBy(() -> deadlines.await(command, deadline)).isInstanceOf(TimeoutException.class);
+        assertThat(System.nanoTime() - deadline).isLessThan(SLACK_NANOS);
+
+        throwing.forEach(c -> c.complete("released"));
+        for (Thread t : stuck) {
+            t.join(TimeUnit.NANOSECONDS.toMillis(SLACK_NANOS));
+        }
+    }
+
+    @Test
+    void await_inCallbackOnCheckerThread_boundedAndCheckerGoesOn() throws Exception {
+        // a callback that a cancellation runs on the checker, and that waits itself, must not stop the checker
+        CompletableFuture<String> first = new CompletableFuture<>();
+        AtomicReference<Object> callbackOutcome = new AtomicReference<>();
+        first.whenComplete((v, e) -> {
+            try {
+                callbackOutcome.set(deadlines.await(
+                        new CompletableFuture<>(), System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50)));
+            } catch (Exception x) {
+                callbackOutcome.set(x);
+            }
+        });
+        assertThatThrownBy(() -> deadlines.await(first, System.nanoTime())).isInstanceOf(TimeoutException.class);
+
+        CompletableFuture<String> second = new CompletableFuture<>();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+        AtomicReference<Object> secondOutcome = new AtomicReference<>();
+        Thread waiter = waitInThread(second, deadline, secondOutcome, new AtomicReference<>());
+        waiter.join(TimeUnit.NANOSECONDS.toMillis(SLACK_NANOS) + 100);
+        assertThat(secondOutcome.get()).as("a later wait still ends").isInstanceOf(TimeoutException.class);
+        assertThat(callbackOutcome.get()).isInstanceOf(TimeoutException.class);
+    }
+
+    @Test
+    void slots_ofIdleLiveThreads_forgottenAndTakenBackOnNextWait() throws Exception {
+        AwaitDeadlines quick = new AwaitDeadlines(checkerName + "-quick", TimeUnit.MILLISECONDS.toNanos(100));
+        CountDownLatch goOn = new CountDownLatch(1);
+        AtomicReference<Object> laterOutcome = new AtomicReference<>();
+        Thread idle = new Thread(() -> {
+            try {
+                quick.await(CompletableFuture.completedFuture("once"), System.nanoTime() + seconds(5));
+                goOn.await();
+                laterOutcome.set(
+                        quick.await(new CompletableFuture<>(), System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50)));
+            } catch (Exception e) {
+                laterOutcome.set(e);
+            }
+        });
+        idle.start();
+        // keep the checker scanning with waits of this thread's for longer than the idle time
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(600);
+        while (System.nanoTime() - until < 0) {
+            CompletableFuture<String> answered = new CompletableFuture<>();
+            CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS).execute(() -> answered.complete("OK"));
+            quick.await(answered, System.nanoTime() + seconds(5));
+        }
+        assertThat(idle.isAlive()).isTrue();
+        assertThat(quick.slots())
+                .as("the idle thread's slot is no longer looked at")
+                .isEqualTo(1);
+
+        goOn.countDown();
+        idle.join(TimeUnit.NANOSECONDS.toMillis(SLACK_NANOS) + 100);
+        assertThat(laterOutcome.get()).as("its next wait is bounded again").isInstanceOf(TimeoutException.class);
     }
 
     private long checkerThreads() {
