@@ -298,6 +298,52 @@ class AwaitDeadlinesTest {
         assertThat(laterOutcome.get()).as("its next wait is bounded again").isInstanceOf(TimeoutException.class);
     }
 
+    @Test
+    void checker_diesOfError_anotherTakesOverTheWaits() throws Exception {
+        AtomicInteger cancels = new AtomicInteger();
+        CompletableFuture<String> poison = new CompletableFuture<>() {
+            @Override
+            public boolean cancel(boolean mayInterruptIfRunning) {
+                if (cancels.incrementAndGet() == 1) {
+                    throw new AssertionError("an Error in a callback of the command's"); // not caught by the scan
+                }
+                return super.cancel(mayInterruptIfRunning);
+            }
+        };
+        AtomicReference<Object> poisonOutcome = new AtomicReference<>();
+        Thread poisoned = new Thread(() -> {
+            try {
+                poisonOutcome.set(deadlines.await(poison, System.nanoTime()));
+            } catch (Exception e) {
+                poisonOutcome.set(e);
+            }
+        });
+        poisoned.start();
+
+        CompletableFuture<String> command = new CompletableFuture<>();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+        assertThatThrownBy(() -> deadlines.await(command, deadline)).isInstanceOf(TimeoutException.class);
+        assertThat(System.nanoTime() - deadline).isLessThan(SLACK_NANOS);
+        poisoned.join(TimeUnit.NANOSECONDS.toMillis(SLACK_NANOS));
+        assertThat(poisonOutcome.get()).isInstanceOf(TimeoutException.class);
+    }
+
+    @Test
+    void checker_inheritsNoThreadLocalsOfTheThreadThatStartedIt() {
+        InheritableThreadLocal<String> callerState = new InheritableThreadLocal<>();
+        callerState.set("the first caller's");
+        AtomicReference<String> seenByChecker = new AtomicReference<>("not cancelled");
+        CompletableFuture<String> command = new CompletableFuture<>() {
+            @Override
+            public boolean cancel(boolean mayInterruptIfRunning) {
+                seenByChecker.set(String.valueOf(callerState.get())); // cancel runs on the checker
+                return super.cancel(mayInterruptIfRunning);
+            }
+        };
+        assertThatThrownBy(() -> deadlines.await(command, System.nanoTime())).isInstanceOf(TimeoutException.class);
+        assertThat(seenByChecker.get()).isEqualTo("null");
+    }
+
     private long checkerThreads() {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.getName().equals(checkerName))

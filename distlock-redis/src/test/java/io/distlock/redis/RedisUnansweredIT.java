@@ -114,6 +114,29 @@ class RedisUnansweredIT {
     }
 
     @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aSilentServer_failsARenewalOfManyBatches_withAFewOfTheFurtherFailuresKept() {
+        // a watchdog tick over thousands of batches (a Cluster renews per slot) must not log thousands of traces
+        try (RedisServer server = RedisServer.started();
+                RedisLockClient client = client(server)) {
+            List<HeldLock> holds = new ArrayList<>();
+            for (int i = 0; i < 6_500; i++) { // seven batches
+                holds.add(new HeldLock(new LockKey("renew-" + i), new OwnerId("nobody:t1"), 1));
+            }
+            server.pause();
+            try {
+                assertThatThrownBy(() -> client.store().renew(holds, Duration.ofSeconds(30)))
+                        .isInstanceOf(DistributedLockException.class)
+                        .satisfies(e -> assertThat(e.getSuppressed())
+                                .as("the first batch's failure keeps 3 of the 6 further ones")
+                                .hasSize(3));
+            } finally {
+                server.resume();
+            }
+        }
+    }
+
+    @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void anAttemptThatTimedOutWhileDisconnected_isNeverSentAfterTheReconnect() throws Exception {
         RedisClient lettuce = RedisClient.create();
