@@ -42,7 +42,7 @@ final class AwaitDeadlines {
         final Thread thread;
         volatile @Nullable CompletableFuture<?> waitingFor;
         volatile long deadline;
-        /** Whether the slot is in the checked set (it may be there a moment longer or sooner; see {@link #await}). */
+        /** Whether the slot is in the checked set (it may be there a moment longer or sooner; see {@link #publish}). */
         volatile boolean checked;
         /** Since when (checker's clock) the checker has seen the slot without a wait; written by the checker only. */
         long idleSince;
@@ -79,36 +79,19 @@ final class AwaitDeadlines {
      */
     <T> T await(CompletableFuture<T> command, long deadline) throws ExecutionException, TimeoutException {
         if (Thread.currentThread() instanceof Checker) {
-            return awaitTimed(command, deadline);
+            return get(command, deadline, true); // nobody else would end this wait
         }
         Slot s = slot.get();
         CompletableFuture<?> outer = s.waitingFor;
         long outerDeadline = s.deadline;
-        boolean interrupted = false;
         try {
             publish(s, command, deadline);
-            for (; ; ) {
-                try {
-                    return command.get();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (CancellationException e) {
-                    // the checker cancels only after the deadline (one clock for all threads); a cancellation
-                    // before it was somebody else's
-                    if (System.nanoTime() - deadline >= 0) {
-                        throw new TimeoutException("no answer by the deadline");
-                    }
-                    throw e;
-                }
-            }
+            return get(command, deadline, false);
         } finally {
             if (outer == null) {
                 s.waitingFor = null;
             } else {
                 publish(s, outer, outerDeadline); // a wait this one was nested in goes on
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
             }
         }
     }
@@ -130,17 +113,30 @@ final class AwaitDeadlines {
         }
     }
 
-    private static <T> T awaitTimed(CompletableFuture<T> command, long deadline)
+    /**
+     * The answer of {@code command}, keeping an interrupt for the caller. A {@code timed} wait ends itself at the
+     * deadline and cancels the command; an untimed one is ended by the checker's cancellation.
+     */
+    private static <T> T get(CompletableFuture<T> command, long deadline, boolean timed)
             throws ExecutionException, TimeoutException {
         boolean interrupted = false;
         try {
             for (; ; ) {
                 try {
-                    return command.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    return timed
+                            ? command.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
+                            : command.get();
                 } catch (InterruptedException e) {
                     interrupted = true;
                 } catch (TimeoutException e) {
                     command.cancel(false);
+                    throw e;
+                } catch (CancellationException e) {
+                    // the checker cancels only after the deadline (one clock for all threads); a cancellation
+                    // before it was somebody else's
+                    if (System.nanoTime() - deadline >= 0) {
+                        throw new TimeoutException("no answer by the deadline");
+                    }
                     throw e;
                 }
             }
