@@ -152,7 +152,18 @@ final class Harness {
             long window = System.nanoTime() - start;
             probe.measuring = false;
             int stuck = drain(workers);
-            return Result.of(label, threads, window, ops, latencies, probe, errors, firstError.get(), stuck, windowOps);
+            return Result.of(
+                    label,
+                    threads,
+                    window,
+                    ops,
+                    latencies,
+                    probe,
+                    errors,
+                    firstError.get(),
+                    stuck,
+                    windowOps,
+                    List.of());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             for (Thread w : workers) {
@@ -336,7 +347,8 @@ final class Harness {
                     new long[] {errors[i]},
                     firstError[i],
                     0,
-                    ops));
+                    ops,
+                    List.of()));
         }
         return out;
     }
@@ -460,9 +472,24 @@ final class Harness {
                     s.errors,
                     s.error.get(),
                     s.stuck,
-                    Arrays.stream(s.ops).sum()));
+                    Arrays.stream(s.ops).sum(),
+                    s.rates));
         }
         return out;
+    }
+
+    /**
+     * The ratio {@code a ÷ b} of each round of {@link #alternating} (the two implementations' slices of one round run
+     * back to back, so they saw about the same load), sorted; empty when either result has no slices.
+     */
+    static double[] roundRatios(Result a, Result b) {
+        int rounds = Math.min(a.sliceRates().size(), b.sliceRates().size());
+        double[] r = new double[rounds];
+        for (int i = 0; i < rounds; i++) {
+            r[i] = a.sliceRates().get(i) / b.sliceRates().get(i);
+        }
+        Arrays.sort(r);
+        return r;
     }
 
     /** What one implementation's slices added up to; each slice's threads start after the previous ones ended. */
@@ -471,6 +498,9 @@ final class Harness {
         final LongList[] latencies;
         final long[] errors;
         final AtomicReference<@Nullable Throwable> error = new AtomicReference<>();
+        /** ops/s of each slice, in the order run. */
+        final List<Double> rates = new ArrayList<>();
+
         long nanos;
         int stuck;
 
@@ -511,7 +541,13 @@ final class Harness {
                 sleep(length);
                 stop.set(true);
                 stuck += drain(workers);
-                nanos += System.nanoTime() - start;
+                long took = System.nanoTime() - start;
+                nanos += took;
+                long sliceOps = 0;
+                for (long d : done) {
+                    sliceOps += d;
+                }
+                rates.add(sliceOps / (Math.max(1, took) / 1e9));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 workers.forEach(Thread::interrupt);
@@ -579,7 +615,8 @@ final class Harness {
             long errors,
             @Nullable String firstError,
             int stuck,
-            long windowOps) {
+            long windowOps,
+            List<Double> sliceRates) {
 
         static Result of(
                 String label,
@@ -591,7 +628,8 @@ final class Harness {
                 long[] errors,
                 @Nullable Throwable firstError,
                 int stuck,
-                long windowOps) {
+                long windowOps,
+                List<Double> sliceRates) {
             long total = Arrays.stream(ops).sum();
             double seconds = windowNanos / 1e9;
             long[] lat = LongList.merge(latencies);
@@ -614,7 +652,8 @@ final class Harness {
                     Arrays.stream(errors).sum(),
                     firstError == null ? null : firstError.toString(),
                     stuck,
-                    windowOps);
+                    windowOps,
+                    List.copyOf(sliceRates));
         }
 
         static double percentileMicros(long[] sorted, double q) {

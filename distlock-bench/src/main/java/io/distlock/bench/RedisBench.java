@@ -156,6 +156,28 @@ public final class RedisBench {
     }
 
     /**
+     * Runs only the interleaved uncontended comparison (see {@link #interleavedUncontended}), from which the uncontended
+     * target is read, with the ratios to PING; short enough to repeat, since one run's p50 ratios move by several
+     * hundredths between runs.
+     *
+     * @throws io.lettuce.core.RedisException if the server cannot be reached
+     */
+    public static void uncontended(String uri, Duration phase, PrintStream out) {
+        only(uri, phase, out, "Redis, uncontended (interleaved) only", b -> {
+            b.report.section("Uncontended, interleaved: one operation of each in turn, 1 thread");
+            List<Result> inter = b.interleavedUncontended();
+            b.report.table(inter, false);
+            double ping = inter.get(0).p50Micros();
+            b.report.line("| implementation | p50 ÷ PING p50 |");
+            b.report.line("| --- | ---: |");
+            for (Result r : inter.subList(1, inter.size())) {
+                b.report.line("| " + r.label() + " | " + Report.ratio(r.p50Micros() / ping) + " |");
+            }
+            b.report.line("");
+        });
+    }
+
+    /**
      * Runs only the 10,000-key comparison (bare and fenced reference locks, distlock, Redisson RLock): the phases one
      * after another, with commands and CPU time per operation (e.g. under a profiler), then the same in alternating
      * slices, from which the ratios are read.
@@ -183,14 +205,43 @@ public final class RedisBench {
     /** distlock's 10,000-key ops/s against the others' in {bare, fenced reference, distlock, Redisson RLock, ...}. */
     private static String manyKeysRatios(String which, List<Result> many) {
         return String.format(
+                        Locale.ROOT,
+                        "- ops/s (%s): distlock ÷ bare %.2f×, distlock ÷ fenced reference %.2f×, fenced reference ÷ bare"
+                                + " %.2f×, distlock ÷ Redisson RLock %.2f×",
+                        which,
+                        many.get(2).opsPerSec() / many.get(0).opsPerSec(),
+                        many.get(2).opsPerSec() / many.get(1).opsPerSec(),
+                        many.get(1).opsPerSec() / many.get(0).opsPerSec(),
+                        many.get(2).opsPerSec() / many.get(3).opsPerSec())
+                + roundSpread(many.get(2), many.get(0), "bare", 0.95)
+                + roundSpread(many.get(2), many.get(3), "Redisson RLock", 2.5);
+    }
+
+    /**
+     * For results of alternating slices: how distlock ÷ {@code other} spreads over the rounds (min, median, max, and
+     * how many rounds fall below {@code target}), which shows how far the run's overall ratio can be trusted; empty
+     * for phases run one after another.
+     */
+    private static String roundSpread(Result distlock, Result other, String name, double target) {
+        double[] r = Harness.roundRatios(distlock, other);
+        if (r.length == 0) {
+            return "";
+        }
+        int below = 0;
+        for (double x : r) {
+            below += x < target ? 1 : 0;
+        }
+        return String.format(
                 Locale.ROOT,
-                "- ops/s (%s): distlock ÷ bare %.2f×, distlock ÷ fenced reference %.2f×, fenced reference ÷ bare"
-                        + " %.2f×, distlock ÷ Redisson RLock %.2f×",
-                which,
-                many.get(2).opsPerSec() / many.get(0).opsPerSec(),
-                many.get(2).opsPerSec() / many.get(1).opsPerSec(),
-                many.get(1).opsPerSec() / many.get(0).opsPerSec(),
-                many.get(2).opsPerSec() / many.get(3).opsPerSec());
+                "%n  - distlock ÷ %s per round of slices (%d rounds): min %.2f×, median %.2f×, max %.2f×; %d below"
+                        + " %.2f×",
+                name,
+                r.length,
+                r[0],
+                r[r.length / 2],
+                r[r.length - 1],
+                below,
+                target);
     }
 
     /** One scenario alone: a report with its title, the environment before and after, and commands per operation. */
@@ -371,6 +422,7 @@ public final class RedisBench {
         }
         report.table(many, false);
         List<Result> manyAlt = manyKeysAlternating(manyFs);
+        report.line(manyKeysRatios("alternating slices", manyAlt));
 
         report.section("Redis requests per lock()+unlock() (INFO commandstats over the measured windows)");
         report.line(
@@ -404,10 +456,11 @@ public final class RedisBench {
         Result ping = inter.get(0);
         Result twoScripts = inter.get(1);
         Result rawScripts = inter.get(2);
-        Result bareUnc = inter.get(3);
-        Result fencedUnc = inter.get(4);
-        Result dUnc = inter.get(5);
-        Result rUnc = inter.get(6);
+        Result scriptedSet = inter.get(3);
+        Result bareUnc = inter.get(4);
+        Result fencedUnc = inter.get(5);
+        Result dUnc = inter.get(6);
+        Result rUnc = inter.get(7);
         Result bareMany = manyAlt.get(0);
         Result fencedMany = manyAlt.get(1);
         Result dMany = manyAlt.get(2);
@@ -489,6 +542,10 @@ public final class RedisBench {
         report.line(
                 "| 2 × EVALSHA of `return 1`: p50 ÷ PING p50 (interleaved; the floor of a lock made of two scripts) | "
                         + Report.ratio(twoScripts.p50Micros() / ping.p50Micros()) + " |");
+        report.line(
+                "| a script's SET NX PX without a token + Lua release: p50 ÷ PING p50 (interleaved; the bare lock with"
+                        + " its acquire made a script) | " + Report.ratio(scriptedSet.p50Micros() / ping.p50Micros())
+                        + " |");
         report.line("| distlock's two scripts from a plain connection: p50 ÷ PING p50 (interleaved) | "
                 + Report.ratio(rawScripts.p50Micros() / ping.p50Micros()) + " |");
         report.line(String.format(
@@ -515,7 +572,8 @@ public final class RedisBench {
     /**
      * One uncontended op each in turn: PING; two EVALSHAs of {@code return 1} (the floor of any lock whose acquire and
      * release are scripts); distlock's own plain-acquire and lean-release scripts sent from a plain Lettuce connection
-     * (what distlock's client adds is the difference to the distlock row); the bare and fenced reference locks, distlock
+     * (what distlock's client adds is the difference to the distlock row); the bare lock with its SET sent from a script
+     * (what making the acquire a script costs, without a token); the bare and fenced reference locks, distlock
      * and Redisson RLock.
      */
     private List<Result> interleavedUncontended() {
@@ -523,7 +581,8 @@ public final class RedisBench {
         List<String> labels = new ArrayList<>(List.of(
                 "PING (Lettuce sync)",
                 "2 × EVALSHA of `return 1` (Lettuce sync)",
-                "distlock's acquire and release scripts (Lettuce sync)"));
+                "distlock's acquire and release scripts (Lettuce sync)",
+                "Lua SET NX PX without a token + Lua release (Lettuce sync)"));
         List<Harness.Body> bodies = new ArrayList<>();
         bodies.add((t, p) -> cmd.ping());
         String one = cmd.scriptLoad("return 1");
@@ -542,6 +601,20 @@ public final class RedisBench {
                 throw new IllegalStateException("not acquired: " + token);
             }
             Long released = cmd.evalsha(release, ScriptOutputType.INTEGER, releaseKeys, "raw");
+            if (released == null || released != 1L) {
+                throw new IllegalStateException("not released: " + released);
+            }
+        });
+        // the bare lock with its acquire made a script, without a fencing token: what being a script costs the acquire
+        String setOnly = cmd.scriptLoad("return redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])");
+        String bareRelease = cmd.scriptLoad(BareLock.RELEASE);
+        String[] setOnlyKeys = {runId + ":s:{us}:hold"};
+        bodies.add((t, p) -> {
+            Object set = cmd.evalsha(setOnly, ScriptOutputType.STATUS, setOnlyKeys, "raw", "30000");
+            if (!"OK".equals(set)) {
+                throw new IllegalStateException("not acquired: " + set);
+            }
+            Long released = cmd.evalsha(bareRelease, ScriptOutputType.INTEGER, setOnlyKeys, "raw");
             if (released == null || released != 1L) {
                 throw new IllegalStateException("not released: " + released);
             }
@@ -808,6 +881,9 @@ public final class RedisBench {
     }
 
     private void printPerOp() {
+        if (perOp.isEmpty() && cpuPerOp.isEmpty()) {
+            return; // nothing was counted (e.g. the interleaved phase alone)
+        }
         report.line("| scenario | implementation | script calls / op | (un)subscribe / op | other requests / op"
                 + " | all commands / op (incl. inside scripts) | commands in the window |");
         report.line("| --- | --- | ---: | ---: | ---: | ---: | --- |");
