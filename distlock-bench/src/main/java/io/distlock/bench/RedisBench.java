@@ -4,6 +4,7 @@ import io.distlock.DistributedLock;
 import io.distlock.bench.Harness.Result;
 import io.distlock.bench.Scenarios.Timing;
 import io.distlock.redis.RedisLockClient;
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -11,8 +12,11 @@ import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
+import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -457,10 +461,11 @@ public final class RedisBench {
         Result twoScripts = inter.get(1);
         Result rawScripts = inter.get(2);
         Result scriptedSet = inter.get(3);
-        Result bareUnc = inter.get(4);
-        Result fencedUnc = inter.get(5);
-        Result dUnc = inter.get(6);
-        Result rUnc = inter.get(7);
+        Result ownScripts = inter.get(4);
+        Result bareUnc = inter.get(5);
+        Result fencedUnc = inter.get(6);
+        Result dUnc = inter.get(7);
+        Result rUnc = inter.get(8);
         Result bareMany = manyAlt.get(0);
         Result fencedMany = manyAlt.get(1);
         Result dMany = manyAlt.get(2);
@@ -550,8 +555,10 @@ public final class RedisBench {
                 + Report.ratio(rawScripts.p50Micros() / ping.p50Micros()) + " |");
         report.line(String.format(
                 Locale.ROOT,
-                "| distlock's client on top of its scripts: distlock p50 − scripts p50 (interleaved) | %.1f µs |",
-                dUnc.p50Micros() - rawScripts.p50Micros()));
+                "| distlock's client on top of its scripts: distlock p50 − scripts p50 (interleaved; the scripts sent"
+                        + " from a connection set up like distlock's: own Lettuce resources, no per-command timer) | %.1f"
+                        + " µs |",
+                dUnc.p50Micros() - ownScripts.p50Micros()));
         report.line("| 10,000 keys: distlock ops/s ÷ fenced reference ops/s (alternating slices) | "
                 + Report.ratio(dMany.opsPerSec() / fencedMany.opsPerSec()) + " |");
         report.line("| 10,000 keys: fenced reference ops/s ÷ bare SET NX PX lock ops/s (alternating slices) | "
@@ -571,10 +578,10 @@ public final class RedisBench {
 
     /**
      * One uncontended op each in turn: PING; two EVALSHAs of {@code return 1} (the floor of any lock whose acquire and
-     * release are scripts); distlock's own plain-acquire and lean-release scripts sent from a plain Lettuce connection
-     * (what distlock's client adds is the difference to the distlock row); the bare lock with its SET sent from a script
-     * (what making the acquire a script costs, without a token); the bare and fenced reference locks, distlock
-     * and Redisson RLock.
+     * release are scripts); distlock's own plain-acquire and lean-release scripts sent from the harness's connection;
+     * the bare lock with its SET sent from a script (what making the acquire a script costs, without a token); distlock's
+     * scripts again from a connection set up like distlock's (what distlock's client adds is the difference between the
+     * distlock row and this one); the bare and fenced reference locks, distlock and Redisson RLock.
      */
     private List<Result> interleavedUncontended() {
         RedisCommands<String, String> cmd = admin.sync();
@@ -582,7 +589,8 @@ public final class RedisBench {
                 "PING (Lettuce sync)",
                 "2 × EVALSHA of `return 1` (Lettuce sync)",
                 "distlock's acquire and release scripts (Lettuce sync)",
-                "Lua SET NX PX without a token + Lua release (Lettuce sync)"));
+                "Lua SET NX PX without a token + Lua release (Lettuce sync)",
+                "distlock's scripts (Lettuce sync, own resources, no command timer)"));
         List<Harness.Body> bodies = new ArrayList<>();
         bodies.add((t, p) -> cmd.ping());
         String one = cmd.scriptLoad("return 1");
@@ -619,8 +627,33 @@ public final class RedisBench {
                 throw new IllegalStateException("not released: " + released);
             }
         });
-        return Harness.interleavedLocks(
-                labels, bodies, List.of(bare(), fenced(), distlock(), redisson(false, false)), "ui", timing);
+        // distlock's scripts again, from a connection set up as distlock sets up its own (its own Lettuce resources, so
+        // its own event loop, and no per-command timer): what distlock's client adds is the distlock row minus this one
+        ClientResources ownResources = DefaultClientResources.create();
+        RedisClient own = RedisClient.create(ownResources, RedisURI.create(uri));
+        own.setOptions(ClientOptions.builder()
+                .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
+                .build());
+        try (StatefulRedisConnection<String, String> ownConnection = own.connect()) {
+            RedisCommands<String, String> ownCmd = ownConnection.sync();
+            String[] ownAcquireKeys = {runId + ":s:{uo}:hold", runId + ":s:{uo}:fence"};
+            String[] ownReleaseKeys = {runId + ":s:{uo}:hold", runId + ":s:{uo}:queue", runId + ":s:{uo}:wq"};
+            bodies.add((t, p) -> {
+                Long token = ownCmd.evalsha(acquire, ScriptOutputType.INTEGER, ownAcquireKeys, "raw", "30000");
+                if (token == null || token <= 0) {
+                    throw new IllegalStateException("not acquired: " + token);
+                }
+                Long released = ownCmd.evalsha(release, ScriptOutputType.INTEGER, ownReleaseKeys, "raw");
+                if (released == null || released != 1L) {
+                    throw new IllegalStateException("not released: " + released);
+                }
+            });
+            return Harness.interleavedLocks(
+                    labels, bodies, List.of(bare(), fenced(), distlock(), redisson(false, false)), "ui", timing);
+        } finally {
+            own.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            var unused = ownResources.shutdown(0, 2, TimeUnit.SECONDS);
+        }
     }
 
     /** The source of one of distlock's Redis scripts, from the distlock-redis jar. */
