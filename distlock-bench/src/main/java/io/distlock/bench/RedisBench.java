@@ -600,19 +600,7 @@ public final class RedisBench {
         });
         String acquire = cmd.scriptLoad(distlockScript("lock-acquire.lua"));
         String release = cmd.scriptLoad(distlockScript("lock-release-lean.lua"));
-        String tag = runId + ":s:{ui}";
-        String[] acquireKeys = {tag + ":hold", tag + ":fence"};
-        String[] releaseKeys = {tag + ":hold", tag + ":queue", tag + ":wq"};
-        bodies.add((t, p) -> {
-            Long token = cmd.evalsha(acquire, ScriptOutputType.INTEGER, acquireKeys, "raw", "30000");
-            if (token == null || token <= 0) {
-                throw new IllegalStateException("not acquired: " + token);
-            }
-            Long released = cmd.evalsha(release, ScriptOutputType.INTEGER, releaseKeys, "raw");
-            if (released == null || released != 1L) {
-                throw new IllegalStateException("not released: " + released);
-            }
-        });
+        bodies.add(distlockScripts(cmd, acquire, release, runId + ":s:{ui}"));
         // the bare lock with its acquire made a script, without a fencing token: what being a script costs the acquire
         String setOnly = cmd.scriptLoad("return redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])");
         String bareRelease = cmd.scriptLoad(BareLock.RELEASE);
@@ -635,25 +623,34 @@ public final class RedisBench {
                 .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
                 .build());
         try (StatefulRedisConnection<String, String> ownConnection = own.connect()) {
-            RedisCommands<String, String> ownCmd = ownConnection.sync();
-            String[] ownAcquireKeys = {runId + ":s:{uo}:hold", runId + ":s:{uo}:fence"};
-            String[] ownReleaseKeys = {runId + ":s:{uo}:hold", runId + ":s:{uo}:queue", runId + ":s:{uo}:wq"};
-            bodies.add((t, p) -> {
-                Long token = ownCmd.evalsha(acquire, ScriptOutputType.INTEGER, ownAcquireKeys, "raw", "30000");
-                if (token == null || token <= 0) {
-                    throw new IllegalStateException("not acquired: " + token);
-                }
-                Long released = ownCmd.evalsha(release, ScriptOutputType.INTEGER, ownReleaseKeys, "raw");
-                if (released == null || released != 1L) {
-                    throw new IllegalStateException("not released: " + released);
-                }
-            });
+            bodies.add(distlockScripts(ownConnection.sync(), acquire, release, runId + ":s:{uo}"));
             return Harness.interleavedLocks(
                     labels, bodies, List.of(bare(), fenced(), distlock(), redisson(false, false)), "ui", timing);
         } finally {
             own.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             var unused = ownResources.shutdown(0, 2, TimeUnit.SECONDS);
         }
+    }
+
+    /**
+     * One uncontended acquire+release made of distlock's plain-acquire and lean-release scripts ({@code acquire},
+     * {@code release}: their SHA-1s), sent from {@code cmd} on the keys of {@code tag}; throws when either does not do
+     * what it should.
+     */
+    private static Harness.Body distlockScripts(
+            RedisCommands<String, String> cmd, String acquire, String release, String tag) {
+        String[] acquireKeys = {tag + ":hold", tag + ":fence"};
+        String[] releaseKeys = {tag + ":hold", tag + ":queue", tag + ":wq"};
+        return (t, p) -> {
+            Long token = cmd.evalsha(acquire, ScriptOutputType.INTEGER, acquireKeys, "raw", "30000");
+            if (token == null || token <= 0) {
+                throw new IllegalStateException("not acquired: " + token);
+            }
+            Long released = cmd.evalsha(release, ScriptOutputType.INTEGER, releaseKeys, "raw");
+            if (released == null || released != 1L) {
+                throw new IllegalStateException("not released: " + released);
+            }
+        };
     }
 
     /** The source of one of distlock's Redis scripts, from the distlock-redis jar. */
