@@ -91,10 +91,7 @@ class RedisUnansweredIT {
         // renewed hold waits for: a silent server must cost it one timeout, however many batches are on their way
         try (RedisServer server = RedisServer.started();
                 RedisLockClient client = client(server)) {
-            List<HeldLock> holds = new ArrayList<>();
-            for (int i = 0; i < 3_500; i++) { // four batches
-                holds.add(new HeldLock(new LockKey("renew-" + i), new OwnerId("nobody:t1"), 1));
-            }
+            List<HeldLock> holds = notHeld(3_500); // four batches
             assertThat(client.store().renew(holds, Duration.ofSeconds(30)))
                     .as("none of them is held")
                     .hasSize(3_500);
@@ -119,10 +116,7 @@ class RedisUnansweredIT {
         // a watchdog tick over thousands of batches (a Cluster renews per slot) must not log thousands of traces
         try (RedisServer server = RedisServer.started();
                 RedisLockClient client = client(server)) {
-            List<HeldLock> holds = new ArrayList<>();
-            for (int i = 0; i < 6_500; i++) { // seven batches
-                holds.add(new HeldLock(new LockKey("renew-" + i), new OwnerId("nobody:t1"), 1));
-            }
+            List<HeldLock> holds = notHeld(6_500); // seven batches
             server.pause();
             try {
                 assertThatThrownBy(() -> client.store().renew(holds, Duration.ofSeconds(30)))
@@ -134,6 +128,15 @@ class RedisUnansweredIT {
                 server.resume();
             }
         }
+    }
+
+    /** {@code n} holds (names {@code renew-0} on) of an owner that holds none of them: renewals that renew nothing. */
+    private static List<HeldLock> notHeld(int n) {
+        List<HeldLock> holds = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            holds.add(new HeldLock(new LockKey("renew-" + i), new OwnerId("nobody:t1"), 1));
+        }
+        return holds;
     }
 
     @Test
