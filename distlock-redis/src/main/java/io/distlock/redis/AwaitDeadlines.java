@@ -5,8 +5,11 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -27,13 +30,23 @@ import org.slf4j.LoggerFactory;
  * threads that waited lately: a slot without a wait for as long as the checker's idle time leaves the checked set (so
  * 100,000 virtual threads that once waited cost nothing), and its thread's next wait puts it back. A wait nested in
  * another on the same thread (a {@code ForkJoinPool} worker runs queued tasks inside {@code CompletableFuture.get()})
- * puts the outer wait back in the slot when it ends. A wait on the checking thread itself (a callback that a
- * cancellation ran) falls back to a timed wait, since nobody else would end it.
+ * puts the outer wait back in the slot when it ends. A wait on the checking thread or on a thread that cancels for it
+ * (in a callback that a cancellation ran) falls back to a timed wait, since the checker may be the one busy with it.
+ *
+ * <p>The checker does not cancel a command itself: a cancellation runs the command's callbacks (a {@code CommandListener}
+ * of a Lettuce client the caller handed in, say), and one that is slow or blocks must not hold up the deadlines of the
+ * other waits. The checker hands each cancellation to a small pool of daemon threads ({@value
+ * #CANCELLERS} at most, none while nothing is cancelled); only when all of them are busy does it cancel on its own
+ * thread, as before.
  */
 final class AwaitDeadlines {
     static final long PERIOD_MILLIS = 10;
+    static final int CANCELLERS = 8;
     private static final long PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(PERIOD_MILLIS);
     private static final Logger log = LoggerFactory.getLogger(AwaitDeadlines.class);
+
+    private static final AtomicReferenceFieldUpdater<Slot, @Nullable CompletableFuture> CANCEL_SENT =
+            AtomicReferenceFieldUpdater.newUpdater(Slot.class, CompletableFuture.class, "cancelSent");
 
     static final AwaitDeadlines SHARED = new AwaitDeadlines("distlock-redis-deadlines", TimeUnit.SECONDS.toNanos(1));
 
@@ -46,6 +59,11 @@ final class AwaitDeadlines {
         volatile boolean checked;
         /** Since when (checker's clock) the checker has seen the slot without a wait; written by the checker only. */
         long idleSince;
+        /**
+         * The command whose cancellation the checker has sent off and that has not failed: a cancellation that blocks
+         * before it completes the command is not sent again. Set by the checker; cleared by a cancellation that failed.
+         */
+        volatile @Nullable CompletableFuture<?> cancelSent;
 
         Slot(Thread thread) {
             this.thread = thread;
@@ -59,6 +77,8 @@ final class AwaitDeadlines {
     private final Object startLock = new Object();
     /** Whether a checking thread runs (or is being started); changed only under {@link #startLock}. */
     private volatile boolean running;
+    /** Runs the cancellations (and the callbacks they run); its threads end after a second without work. */
+    private final ThreadPoolExecutor cancellers;
 
     /**
      * A checker named {@code threadName} that ends after {@code idleNanos} without a wait in progress, and forgets a
@@ -67,6 +87,14 @@ final class AwaitDeadlines {
     AwaitDeadlines(String threadName, long idleNanos) {
         this.threadName = threadName;
         this.idleNanos = idleNanos;
+        this.cancellers = new ThreadPoolExecutor(
+                0,
+                CANCELLERS,
+                1,
+                TimeUnit.SECONDS,
+                new SynchronousQueue<>(),
+                r -> new Checker(r, threadName + "-cancel"),
+                new ThreadPoolExecutor.CallerRunsPolicy()); // all busy: the checker cancels itself
     }
 
     /**
@@ -224,6 +252,7 @@ final class AwaitDeadlines {
         for (Slot s : slots) {
             CompletableFuture<?> command = s.waitingFor;
             if (command == null) {
+                s.cancelSent = null;
                 if (!s.thread.isAlive()) {
                     slots.remove(s);
                 } else if (s.idleSince == 0) {
@@ -235,15 +264,28 @@ final class AwaitDeadlines {
             }
             s.idleSince = 0;
             waiting = true;
-            if (now - s.deadline >= 0 && !command.isDone()) {
-                try {
-                    command.cancel(false);
-                } catch (RuntimeException e) { // a callback of the command's: the other waits still get checked
-                    log.warn("distlock: cancelling a Redis command whose time was up failed", e);
-                }
+            if (now - s.deadline >= 0 && !command.isDone() && s.cancelSent != command) {
+                s.cancelSent = command;
+                cancellers.execute(() -> cancel(s, command));
             }
         }
         return waiting;
+    }
+
+    /**
+     * Cancels a command whose time is up, on a canceller thread (or the checker's, when they are all busy); when that
+     * fails, the next scan sends it again.
+     */
+    private static void cancel(Slot s, CompletableFuture<?> command) {
+        try {
+            command.cancel(false);
+        } catch (RuntimeException e) { // a callback of the command's: the other waits still get checked
+            log.warn("distlock: cancelling a Redis command whose time was up failed", e);
+        } finally {
+            if (!command.isDone()) {
+                CANCEL_SENT.compareAndSet(s, command, null);
+            }
+        }
     }
 
     /** Takes an idle slot out of the checked set, unless its thread began a wait meanwhile (see {@link #publish}). */
@@ -257,7 +299,10 @@ final class AwaitDeadlines {
         }
     }
 
-    /** The checking thread: a wait on it (in a callback a cancellation ran) cannot count on a checker. */
+    /**
+     * The checking thread, and the threads that cancel for it: a wait on one of them (in a callback a cancellation ran)
+     * does not count on the checker, which may be the thread itself or may be cancelling on its own thread.
+     */
     private static final class Checker extends Thread {
         Checker(Runnable check, String name) {
             // no inherited thread locals or context class loader from whichever caller happens to start it

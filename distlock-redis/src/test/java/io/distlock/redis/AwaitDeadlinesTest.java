@@ -242,8 +242,51 @@ class AwaitDeadlinesTest {
     }
 
     @Test
-    void await_inCallbackOnCheckerThread_boundedAndCheckerGoesOn() throws Exception {
-        // a callback that a cancellation runs on the checker, and that waits itself, must not stop the checker
+    void await_slowCancellation_otherWaitsStillTimeOutInTime() throws Exception {
+        // a cancellation that takes longer than the slack (a user's CommandListener that a Lettuce command's cancel
+        // calls, say) must not hold up the deadlines of the other waits
+        CountDownLatch cancelling = new CountDownLatch(1);
+        CountDownLatch releaseCancel = new CountDownLatch(1);
+        CompletableFuture<String> slow = new CompletableFuture<>() {
+            @Override
+            public boolean cancel(boolean mayInterruptIfRunning) {
+                cancelling.countDown();
+                try {
+                    releaseCancel.await(SLACK_NANOS * 3, TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return super.cancel(mayInterruptIfRunning);
+            }
+        };
+        AtomicReference<Object> slowOutcome = new AtomicReference<>();
+        Thread slowWaiter = waitInThread(
+                slow, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50), slowOutcome, new AtomicReference<>());
+        try {
+            assertThat(cancelling.await(SLACK_NANOS, TimeUnit.NANOSECONDS))
+                    .as("the slow command's cancellation began")
+                    .isTrue();
+
+            CompletableFuture<String> other = new CompletableFuture<>();
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+            assertThatThrownBy(() -> deadlines.await(other, deadline)).isInstanceOf(TimeoutException.class);
+            assertThat(System.nanoTime() - deadline)
+                    .as("the other wait ended while the slow cancellation still ran")
+                    .isLessThan(SLACK_NANOS);
+            assertThat(releaseCancel.getCount()).isEqualTo(1);
+            assertThat(other).isCancelled();
+        } finally {
+            releaseCancel.countDown();
+            slowWaiter.join(TimeUnit.NANOSECONDS.toMillis(SLACK_NANOS));
+        }
+        assertThat(slowOutcome.get()).isInstanceOf(TimeoutException.class);
+        assertThat(slow).isCancelled();
+    }
+
+    @Test
+    void await_inCancellationCallback_boundedAndCheckerGoesOn() throws Exception {
+        // a callback that a cancellation runs (on a thread cancelling for the checker), and that waits itself, must not
+        // stop the checker
         CompletableFuture<String> first = new CompletableFuture<>();
         AtomicReference<Object> callbackOutcome = new AtomicReference<>();
         first.whenComplete((v, e) -> {
