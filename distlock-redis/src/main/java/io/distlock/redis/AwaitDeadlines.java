@@ -9,7 +9,7 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * <p>A timed park arms a kernel timer for every wait; on the machines we measure on that costs the waiting thread 1-4 µs
  * of CPU per round trip, more than the rest of distlock's client path between the engine and Lettuce. Here the waiting
  * thread sleeps without a timeout, and one daemon thread per JVM (like the JDK's own {@code CompletableFuture} delayer)
- * looks at the waits in progress every {@value #PERIOD_MILLIS} ms and cancels each command whose deadline has passed,
- * as a timed wait would have. A wait therefore ends at most about {@value #PERIOD_MILLIS} ms after its deadline. The
+ * looks at the waits in progress every {@value #PERIOD_MILLIS} ms and has each command whose deadline has passed
+ * cancelled, as a timed wait would have. A wait therefore ends at most about {@value #PERIOD_MILLIS} ms after its deadline. The
  * checking thread ends once no wait has been in progress for a while (a second for {@link #SHARED}), and the next wait
  * starts a new one, so an application that stopped using Redis (or was undeployed) keeps no thread of ours.
  *
@@ -35,18 +35,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The checker does not cancel a command itself: a cancellation runs the command's callbacks (a {@code CommandListener}
  * of a Lettuce client the caller handed in, say), and one that is slow or blocks must not hold up the deadlines of the
- * other waits. The checker hands each cancellation to a small pool of daemon threads ({@value
- * #CANCELLERS} at most, none while nothing is cancelled); only when all of them are busy does it cancel on its own
- * thread, as before.
+ * other waits. The checker hands each cancellation to a small pool of daemon threads ({@value #CANCELLERS} at most; each
+ * ends after a second without work, so none is kept while nothing is cancelled, except one stuck in a callback that does
+ * not return); only when all of them are busy, or none can be started, does it cancel on its own thread, as before. A
+ * command whose cancellation is under way is not handed off again; one whose cancellation failed (threw, or left it
+ * incomplete) is, at the next look.
  */
 final class AwaitDeadlines {
     static final long PERIOD_MILLIS = 10;
     static final int CANCELLERS = 8;
     private static final long PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(PERIOD_MILLIS);
     private static final Logger log = LoggerFactory.getLogger(AwaitDeadlines.class);
-
-    private static final AtomicReferenceFieldUpdater<Slot, @Nullable CompletableFuture> CANCEL_SENT =
-            AtomicReferenceFieldUpdater.newUpdater(Slot.class, CompletableFuture.class, "cancelSent");
 
     static final AwaitDeadlines SHARED = new AwaitDeadlines("distlock-redis-deadlines", TimeUnit.SECONDS.toNanos(1));
 
@@ -59,11 +58,6 @@ final class AwaitDeadlines {
         volatile boolean checked;
         /** Since when (checker's clock) the checker has seen the slot without a wait; written by the checker only. */
         long idleSince;
-        /**
-         * The command whose cancellation the checker has sent off and that has not failed: a cancellation that blocks
-         * before it completes the command is not sent again. Set by the checker; cleared by a cancellation that failed.
-         */
-        volatile @Nullable CompletableFuture<?> cancelSent;
 
         Slot(Thread thread) {
             this.thread = thread;
@@ -79,6 +73,8 @@ final class AwaitDeadlines {
     private volatile boolean running;
     /** Runs the cancellations (and the callbacks they run); its threads end after a second without work. */
     private final ThreadPoolExecutor cancellers;
+    /** The commands whose cancellation has been handed off and has not ended yet (each is handed off once). */
+    private final Set<CompletableFuture<?>> cancelling = ConcurrentHashMap.newKeySet();
 
     /**
      * A checker named {@code threadName} that ends after {@code idleNanos} without a wait in progress, and forgets a
@@ -87,13 +83,14 @@ final class AwaitDeadlines {
     AwaitDeadlines(String threadName, long idleNanos) {
         this.threadName = threadName;
         this.idleNanos = idleNanos;
+        AtomicInteger cancellerNumbers = new AtomicInteger();
         this.cancellers = new ThreadPoolExecutor(
                 0,
                 CANCELLERS,
                 1,
                 TimeUnit.SECONDS,
                 new SynchronousQueue<>(),
-                r -> new Checker(r, threadName + "-cancel"),
+                r -> new Checker(r, threadName + "-cancel-" + cancellerNumbers.incrementAndGet()),
                 new ThreadPoolExecutor.CallerRunsPolicy()); // all busy: the checker cancels itself
     }
 
@@ -107,7 +104,7 @@ final class AwaitDeadlines {
      */
     <T> T await(CompletableFuture<T> command, long deadline) throws ExecutionException, TimeoutException {
         if (Thread.currentThread() instanceof Checker) {
-            return get(command, deadline, true); // nobody else would end this wait
+            return get(command, deadline, true); // the checker may be this thread, or busy with this cancellation
         }
         Slot s = slot.get();
         CompletableFuture<?> outer = s.waitingFor;
@@ -244,7 +241,7 @@ final class AwaitDeadlines {
     }
 
     /**
-     * Cancels the commands whose deadline has passed; forgets the slots of ended threads and of threads without a wait
+     * Has the commands whose deadline has passed cancelled (see {@link #cancel}); forgets the slots of ended threads and of threads without a wait
      * for the idle time. Whether any wait is in progress.
      */
     private boolean scan(long now) {
@@ -252,7 +249,6 @@ final class AwaitDeadlines {
         for (Slot s : slots) {
             CompletableFuture<?> command = s.waitingFor;
             if (command == null) {
-                s.cancelSent = null;
                 if (!s.thread.isAlive()) {
                     slots.remove(s);
                 } else if (s.idleSince == 0) {
@@ -264,9 +260,15 @@ final class AwaitDeadlines {
             }
             s.idleSince = 0;
             waiting = true;
-            if (now - s.deadline >= 0 && !command.isDone() && s.cancelSent != command) {
-                s.cancelSent = command;
-                cancellers.execute(() -> cancel(s, command));
+            if (now - s.deadline >= 0 && !command.isDone() && cancelling.add(command)) {
+                try {
+                    cancellers.execute(() -> cancel(command));
+                } catch (RuntimeException e) { // no canceller thread could be started: cancel here, as before
+                    cancel(command);
+                } catch (Error e) { // the checker dies of it (see check); its successor sends the command again
+                    cancelling.remove(command);
+                    throw e;
+                }
             }
         }
         return waiting;
@@ -276,15 +278,13 @@ final class AwaitDeadlines {
      * Cancels a command whose time is up, on a canceller thread (or the checker's, when they are all busy); when that
      * fails, the next scan sends it again.
      */
-    private static void cancel(Slot s, CompletableFuture<?> command) {
+    private void cancel(CompletableFuture<?> command) {
         try {
             command.cancel(false);
         } catch (RuntimeException e) { // a callback of the command's: the other waits still get checked
             log.warn("distlock: cancelling a Redis command whose time was up failed", e);
         } finally {
-            if (!command.isDone()) {
-                CANCEL_SENT.compareAndSet(s, command, null);
-            }
+            cancelling.remove(command); // done, or to be sent again at the next look
         }
     }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -247,34 +248,26 @@ class AwaitDeadlinesTest {
         // calls, say) must not hold up the deadlines of the other waits
         CountDownLatch cancelling = new CountDownLatch(1);
         CountDownLatch releaseCancel = new CountDownLatch(1);
-        CompletableFuture<String> slow = new CompletableFuture<>() {
-            @Override
-            public boolean cancel(boolean mayInterruptIfRunning) {
-                cancelling.countDown();
-                try {
-                    releaseCancel.await(SLACK_NANOS * 3, TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                return super.cancel(mayInterruptIfRunning);
-            }
-        };
+        AtomicInteger cancels = new AtomicInteger();
+        CompletableFuture<String> slow = blockingCancel(cancelling, releaseCancel, cancels);
         AtomicReference<Object> slowOutcome = new AtomicReference<>();
-        Thread slowWaiter = waitInThread(
-                slow, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50), slowOutcome, new AtomicReference<>());
+        Thread slowWaiter = waitInThread(slow, System.nanoTime() + millis(50), slowOutcome, new AtomicReference<>());
         try {
             assertThat(cancelling.await(SLACK_NANOS, TimeUnit.NANOSECONDS))
                     .as("the slow command's cancellation began")
                     .isTrue();
 
             CompletableFuture<String> other = new CompletableFuture<>();
-            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+            long deadline = System.nanoTime() + millis(100);
             assertThatThrownBy(() -> deadlines.await(other, deadline)).isInstanceOf(TimeoutException.class);
             assertThat(System.nanoTime() - deadline)
                     .as("the other wait ended while the slow cancellation still ran")
                     .isLessThan(SLACK_NANOS);
-            assertThat(releaseCancel.getCount()).isEqualTo(1);
             assertThat(other).isCancelled();
+            assertThat(slow).as("the slow cancellation has not returned").isNotDone();
+            assertThat(cancels.get())
+                    .as("a cancellation under way is not handed off again")
+                    .isEqualTo(1);
         } finally {
             releaseCancel.countDown();
             slowWaiter.join(TimeUnit.NANOSECONDS.toMillis(SLACK_NANOS));
@@ -289,23 +282,40 @@ class AwaitDeadlinesTest {
         // stop the checker
         CompletableFuture<String> first = new CompletableFuture<>();
         AtomicReference<Object> callbackOutcome = new AtomicReference<>();
-        first.whenComplete((v, e) -> {
-            try {
-                callbackOutcome.set(deadlines.await(
-                        new CompletableFuture<>(), System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50)));
-            } catch (Exception x) {
-                callbackOutcome.set(x);
-            }
-        });
+        first.whenComplete((v, e) -> callbackOutcome.set(waitOutcome(new CompletableFuture<>(), millis(50))));
         assertThatThrownBy(() -> deadlines.await(first, System.nanoTime())).isInstanceOf(TimeoutException.class);
 
-        CompletableFuture<String> second = new CompletableFuture<>();
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
-        AtomicReference<Object> secondOutcome = new AtomicReference<>();
-        Thread waiter = waitInThread(second, deadline, secondOutcome, new AtomicReference<>());
-        waiter.join(TimeUnit.NANOSECONDS.toMillis(SLACK_NANOS) + 100);
-        assertThat(secondOutcome.get()).as("a later wait still ends").isInstanceOf(TimeoutException.class);
-        assertThat(callbackOutcome.get()).isInstanceOf(TimeoutException.class);
+        assertLaterWaitStillTimesOut();
+        assertThat(awaitSet(callbackOutcome)).isInstanceOf(TimeoutException.class);
+    }
+
+    @Test
+    void await_allCancellersBusy_checkerCancelsItselfAndGoesOn() throws Exception {
+        // with every canceller thread stuck in a cancellation, the checker cancels on its own thread, as it did before
+        // it had them; a callback that this runs there and that waits itself is bounded and does not stop the checker
+        CountDownLatch release = new CountDownLatch(1);
+        List<Thread> stuck = occupyCancellers(release);
+        try {
+            CompletableFuture<String> first = new CompletableFuture<>();
+            AtomicReference<Object> callbackOutcome = new AtomicReference<>();
+            AtomicReference<Thread> callbackThread = new AtomicReference<>();
+            first.whenComplete((v, e) -> {
+                callbackThread.set(Thread.currentThread());
+                callbackOutcome.set(waitOutcome(new CompletableFuture<>(), millis(50)));
+            });
+            assertThatThrownBy(() -> deadlines.await(first, System.nanoTime())).isInstanceOf(TimeoutException.class);
+
+            assertLaterWaitStillTimesOut();
+            assertThat(awaitSet(callbackOutcome)).isInstanceOf(TimeoutException.class);
+            // the callback ran where the cancellation ran (the checker), or on the woken waiter that helped complete
+            assertThat(Objects.requireNonNull(callbackThread.get()).getName())
+                    .isIn(checkerName, Thread.currentThread().getName());
+        } finally {
+            release.countDown();
+            for (Thread t : stuck) {
+                t.join(TimeUnit.NANOSECONDS.toMillis(SLACK_NANOS));
+            }
+        }
     }
 
     @Test
@@ -343,11 +353,16 @@ class AwaitDeadlinesTest {
 
     @Test
     void checker_diesOfError_anotherTakesOverTheWaits() throws Exception {
+        // every canceller busy, so that the checker cancels on its own thread and the Error reaches it
+        CountDownLatch release = new CountDownLatch(1);
+        List<Thread> occupied = occupyCancellers(release);
         AtomicInteger cancels = new AtomicInteger();
+        AtomicReference<String> thrownOn = new AtomicReference<>();
         CompletableFuture<String> poison = new CompletableFuture<>() {
             @Override
             public boolean cancel(boolean mayInterruptIfRunning) {
                 if (cancels.incrementAndGet() == 1) {
+                    thrownOn.set(Thread.currentThread().getName());
                     throw new AssertionError("an Error in a callback of the command's"); // not caught by the scan
                 }
                 return super.cancel(mayInterruptIfRunning);
@@ -369,6 +384,12 @@ class AwaitDeadlinesTest {
         assertThat(System.nanoTime() - deadline).isLessThan(SLACK_NANOS);
         poisoned.join(TimeUnit.NANOSECONDS.toMillis(SLACK_NANOS));
         assertThat(poisonOutcome.get()).isInstanceOf(TimeoutException.class);
+        assertThat(thrownOn.get()).as("the Error reached the checker").isEqualTo(checkerName);
+        assertThat(cancels.get()).as("the successor sent the command again").isGreaterThanOrEqualTo(2);
+        release.countDown();
+        for (Thread t : occupied) {
+            t.join(TimeUnit.NANOSECONDS.toMillis(SLACK_NANOS));
+        }
     }
 
     @Test
@@ -379,7 +400,7 @@ class AwaitDeadlinesTest {
         CompletableFuture<String> command = new CompletableFuture<>() {
             @Override
             public boolean cancel(boolean mayInterruptIfRunning) {
-                seenByChecker.set(String.valueOf(callerState.get())); // cancel runs on the checker
+                seenByChecker.set(String.valueOf(callerState.get())); // on a canceller thread, started by the checker
                 return super.cancel(mayInterruptIfRunning);
             }
         };
@@ -401,6 +422,75 @@ class AwaitDeadlinesTest {
      * A thread that awaits {@code command} and puts its answer or exception in {@code outcome} and whether it was
      * interrupted afterwards in {@code interruptedAfter}; returned once it is parked in its wait.
      */
+    /** A later wait on this test's checker still ends by its deadline (plus slack). */
+    private void assertLaterWaitStillTimesOut() throws InterruptedException {
+        CompletableFuture<String> second = new CompletableFuture<>();
+        long deadline = System.nanoTime() + millis(100);
+        AtomicReference<Object> secondOutcome = new AtomicReference<>();
+        Thread waiter = waitInThread(second, deadline, secondOutcome, new AtomicReference<>());
+        waiter.join(TimeUnit.NANOSECONDS.toMillis(SLACK_NANOS) + 100);
+        assertThat(secondOutcome.get()).as("a later wait still ends").isInstanceOf(TimeoutException.class);
+    }
+
+    /** The answer of a wait of {@code nanos} for {@code command}, or what it threw. */
+    private Object waitOutcome(CompletableFuture<?> command, long nanos) {
+        try {
+            return deadlines.await(command, System.nanoTime() + nanos);
+        } catch (Exception e) {
+            return e;
+        }
+    }
+
+    /** The value {@code ref} is set to within the slack. */
+    private static Object awaitSet(AtomicReference<Object> ref) throws InterruptedException {
+        long until = System.nanoTime() + SLACK_NANOS;
+        while (ref.get() == null) {
+            assertThat(System.nanoTime() - until).as("set in time").isNegative();
+            Thread.sleep(5);
+        }
+        return ref.get();
+    }
+
+    /**
+     * A command whose cancel blocks (counting {@code cancelling} down, and {@code cancels} up) until {@code release},
+     * then cancels it.
+     */
+    private static CompletableFuture<String> blockingCancel(
+            CountDownLatch cancelling, CountDownLatch release, AtomicInteger cancels) {
+        return new CompletableFuture<>() {
+            @Override
+            public boolean cancel(boolean mayInterruptIfRunning) {
+                cancels.incrementAndGet();
+                cancelling.countDown();
+                try {
+                    release.await(SLACK_NANOS * 3, TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return super.cancel(mayInterruptIfRunning);
+            }
+        };
+    }
+
+    /** Every canceller thread stuck in a cancellation until {@code release}; the threads of the waits behind them. */
+    private List<Thread> occupyCancellers(CountDownLatch release) throws InterruptedException {
+        CountDownLatch cancelling = new CountDownLatch(AwaitDeadlines.CANCELLERS);
+        List<Thread> waiters = new ArrayList<>();
+        for (int i = 0; i < AwaitDeadlines.CANCELLERS; i++) {
+            CompletableFuture<String> blocked = blockingCancel(cancelling, release, new AtomicInteger());
+            waiters.add(waitInThread(
+                    blocked, System.nanoTime() + millis(50), new AtomicReference<>(), new AtomicReference<>()));
+        }
+        assertThat(cancelling.await(SLACK_NANOS, TimeUnit.NANOSECONDS))
+                .as("every canceller busy")
+                .isTrue();
+        return waiters;
+    }
+
+    private static long millis(long n) {
+        return TimeUnit.MILLISECONDS.toNanos(n);
+    }
+
     private Thread waitInThread(
             CompletableFuture<?> command,
             long deadline,
