@@ -1,5 +1,7 @@
 package io.distlock.bench;
 
+import static io.distlock.bench.Harness.ops;
+
 import io.distlock.bench.Harness.Result;
 import io.distlock.bench.Scenarios.Timing;
 import io.distlock.etcd.EtcdLockClient;
@@ -40,6 +42,13 @@ import java.util.concurrent.locks.Lock;
  */
 /** The etcd benchmark: distlock against jetcd's Lock client with kept-alive leases. */
 public final class EtcdBench {
+    // row labels: results are looked up by label (Harness.row), so adding a row cannot shift another's place
+    static final String RAW_PUT = "raw put (one write)";
+    static final String RAW_PUT_DELETE = "raw put+delete (KV)";
+    static final String RAW_TXN = "raw Txn+delete (distlock's two requests)";
+    static final String DISTLOCK = "distlock EtcdLockClient";
+    static final String JETCD = "jetcd Lock (lease per thread, kept alive)";
+
     private static final int THREADS = 8;
 
     private EtcdBench() {}
@@ -70,7 +79,7 @@ public final class EtcdBench {
                     "uncontended", w -> Scenarios.uncontended(jetcdLeasePerLock(endpoints, ns), "u", timing, w)));
             report.section("Uncontended acquire+release, 1 thread");
             report.table(unc, false);
-            List<Result> inter = interleaved(admin, ns, timing, List.of(fs.get(0), fs.get(1)));
+            List<Result> inter = interleaved(admin, ns, timing, fs);
             report.section("Uncontended, interleaved: one operation of each in turn, 1 thread");
             report.line("The phases above run one after another, so load from other processes can favour one of them;"
                     + " here every implementation takes one operation in turn for the whole window, so all see the same"
@@ -100,25 +109,18 @@ public final class EtcdBench {
             report.section("Targets (issue 6)");
             report.targetHeader();
             report.target(
-                    "uncontended ops/s ÷ jetcd Lock (interleaved)",
-                    inter.get(3).opsPerSec() / inter.get(4).opsPerSec(),
-                    ">=",
-                    2);
+                    "uncontended ops/s ÷ jetcd Lock (interleaved)", ops(inter, DISTLOCK) / ops(inter, JETCD), ">=", 2);
             report.target(
                     "uncontended ops/s ÷ raw put+delete (interleaved)",
-                    inter.get(3).opsPerSec() / inter.get(1).opsPerSec(),
+                    ops(inter, DISTLOCK) / ops(inter, RAW_PUT_DELETE),
                     ">=",
                     1);
             report.target(
                     "uncontended ops/s ÷ raw Txn+delete, the same requests (interleaved)",
-                    inter.get(3).opsPerSec() / inter.get(2).opsPerSec(),
+                    ops(inter, DISTLOCK) / ops(inter, RAW_TXN),
                     ">=",
                     1);
-            report.target(
-                    "one key, 8 threads: ops/s ÷ jetcd Lock",
-                    one.get(0).opsPerSec() / one.get(1).opsPerSec(),
-                    ">=",
-                    10);
+            report.target("one key, 8 threads: ops/s ÷ jetcd Lock", ops(one, DISTLOCK) / ops(one, JETCD), ">=", 10);
         } finally {
             try {
                 ByteSequence prefix = bytes(ns);
@@ -221,7 +223,7 @@ public final class EtcdBench {
         KV kv = admin.getKVClient();
         ByteSequence key = bytes(ns + "raw");
         ByteSequence value = bytes("x");
-        return Harness.run("raw put+delete (KV)", 1, timing.warmup(), timing.measure(), (t, p) -> {
+        return Harness.run(RAW_PUT_DELETE, 1, timing.warmup(), timing.measure(), (t, p) -> {
             kv.put(key, value).get(10, TimeUnit.SECONDS);
             kv.delete(key).get(10, TimeUnit.SECONDS);
         });
@@ -237,8 +239,7 @@ public final class EtcdBench {
         KV kv = admin.getKVClient();
         ByteSequence key = bytes(ns + "raw-i");
         ByteSequence value = bytes("x");
-        List<String> labels = new ArrayList<>(
-                List.of("raw put (one write)", "raw put+delete (KV)", "raw Txn+delete (distlock's two requests)"));
+        List<String> labels = new ArrayList<>(List.of(RAW_PUT, RAW_PUT_DELETE, RAW_TXN));
         List<Harness.Body> bodies = new ArrayList<>();
         bodies.add((t, p) -> {
             kv.put(key, value).get(10, TimeUnit.SECONDS);
@@ -292,7 +293,7 @@ public final class EtcdBench {
     }
 
     static LockProvider.Factory distlock(String endpoints, String ns) {
-        return LockProvider.factory("distlock EtcdLockClient", () -> {
+        return LockProvider.factory(DISTLOCK, () -> {
             EtcdLockClient c = EtcdLockClient.builder()
                     .endpoints(endpoints)
                     .namespace(ns + "distlock/")
@@ -302,7 +303,7 @@ public final class EtcdBench {
     }
 
     static LockProvider.Factory jetcd(String endpoints, String ns) {
-        return LockProvider.factory("jetcd Lock (lease per thread, kept alive)", () -> {
+        return LockProvider.factory(JETCD, () -> {
             Client c = Client.builder().endpoints(endpoints.split(",")).build();
             Map<Thread, Long> leases = new ConcurrentHashMap<>();
             List<CloseableClient> keepAlives = new ArrayList<>();

@@ -257,6 +257,22 @@ final class Harness {
         return stuck;
     }
 
+    /** The row labelled {@code label}: rows are looked up by label, so adding a row cannot shift another's place. */
+    static Result row(List<Result> rows, String label) {
+        for (Result r : rows) {
+            if (r.label().equals(label)) {
+                return r;
+            }
+        }
+        throw new IllegalStateException("no row '" + label + "' among "
+                + rows.stream().map(Result::label).toList());
+    }
+
+    /** The ops/s of the row labelled {@code label}. */
+    static double ops(List<Result> rows, String label) {
+        return row(rows, label).opsPerSec();
+    }
+
     /**
      * As {@link #interleaved(List, List, Scenarios.Timing)}, after the given bodies one lock()+unlock() of each factory
      * on the lock {@code name} (labelled with the factory's name), over a provider opened for the run.

@@ -30,6 +30,10 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  */
 /** The JDBC benchmark: distlock TABLE mode against Spring Integration's JdbcLockRegistry on MariaDB and PostgreSQL. */
 public final class JdbcBench {
+    // row labels: results are looked up by label (Harness.row), so adding a row cannot shift another's place
+    static final String DISTLOCK = "distlock JdbcLockClient (TABLE)";
+    static final String SPRING = "Spring JdbcLockRegistry";
+
     private static final int THREADS = 8;
     private static final int KEYS = 10_000;
 
@@ -105,16 +109,16 @@ public final class JdbcBench {
 
     private static void row(Report report, String what, List<Result> rows, boolean handOff) {
         report.line("| " + what + " | "
-                + Report.ratio(rows.get(0).opsPerSec() / rows.get(1).opsPerSec()) + " | "
+                + Report.ratio(Harness.ops(rows, DISTLOCK) / Harness.ops(rows, SPRING)) + " | "
                 + (handOff
-                        ? Report.ratio(
-                                rows.get(1).handOffP50Micros() / rows.get(0).handOffP50Micros())
+                        ? Report.ratio(Harness.row(rows, SPRING).handOffP50Micros()
+                                / Harness.row(rows, DISTLOCK).handOffP50Micros())
                         : "–")
                 + " |");
     }
 
     static LockProvider.Factory distlock(DataSource ds) {
-        return LockProvider.factory("distlock JdbcLockClient (TABLE)", () -> {
+        return LockProvider.factory(DISTLOCK, () -> {
             JdbcLockClient c = JdbcLockClient.builder()
                     .dataSource(ds)
                     .tableName("dlbench_d")
@@ -125,7 +129,7 @@ public final class JdbcBench {
     }
 
     static LockProvider.Factory spring(DataSource ds) {
-        return LockProvider.factory("Spring JdbcLockRegistry", () -> {
+        return LockProvider.factory(SPRING, () -> {
             DefaultLockRepository repo =
                     new DefaultLockRepository(ds, UUID.randomUUID().toString());
             repo.setPrefix("DLBENCH_S_");

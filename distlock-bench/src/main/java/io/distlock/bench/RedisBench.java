@@ -1,5 +1,8 @@
 package io.distlock.bench;
 
+import static io.distlock.bench.Harness.ops;
+import static io.distlock.bench.Harness.row;
+
 import io.distlock.DistributedLock;
 import io.distlock.bench.Harness.Result;
 import io.distlock.bench.Scenarios.Timing;
@@ -610,11 +613,6 @@ public final class RedisBench {
                 + Report.ratio(ops(many, FENCED) / ops(many, BARE)) + " |");
     }
 
-    /** The ops/s of the row labelled {@code label}. */
-    static double ops(List<Result> rows, String label) {
-        return row(rows, label).opsPerSec();
-    }
-
     // ---------------------------------------------------------------- scenarios specific to Redis
 
     private Result ping() {
@@ -694,17 +692,6 @@ public final class RedisBench {
         Result ping = row(inter, PING);
         Result own = row(inter, PING_OWN);
         return own.p50Micros() < ping.p50Micros() ? own : ping;
-    }
-
-    /** The row labelled {@code label}: rows are looked up by label, so adding a row cannot shift another's place. */
-    static Result row(List<Result> rows, String label) {
-        for (Result r : rows) {
-            if (r.label().equals(label)) {
-                return r;
-            }
-        }
-        throw new IllegalStateException("no row '" + label + "' among "
-                + rows.stream().map(Result::label).toList());
     }
 
     /**

@@ -1,5 +1,8 @@
 package io.distlock.bench;
 
+import static io.distlock.bench.Harness.ops;
+import static io.distlock.bench.Harness.row;
+
 import io.distlock.bench.Harness.Result;
 import io.distlock.bench.Scenarios.Timing;
 import io.distlock.zookeeper.ZooKeeperLockClient;
@@ -44,6 +47,11 @@ import org.jspecify.annotations.Nullable;
  */
 /** The ZooKeeper benchmark: distlock against Curator's InterProcessMutex on one server. */
 public final class ZooKeeperBench {
+    // row labels: results are looked up by label (Harness.row), so adding a row cannot shift another's place
+    static final String RAW = "raw create+delete (ephemeral)";
+    static final String DISTLOCK = "distlock ZooKeeperLockClient";
+    static final String CURATOR = "Curator InterProcessMutex";
+
     private static final int THREADS = 8;
     private static final int KEYS = 10_000;
 
@@ -141,25 +149,26 @@ public final class ZooKeeperBench {
                 report.targetHeader();
                 report.target(
                         "uncontended p50 ÷ raw create+delete p50 (interleaved)",
-                        inter.get(1).p50Micros() / inter.get(0).p50Micros(),
+                        row(inter, DISTLOCK).p50Micros() / row(inter, RAW).p50Micros(),
                         "<=",
                         1.15);
                 report.line(String.format(
                         java.util.Locale.ROOT,
                         "| (Curator, for comparison) uncontended p50 ÷ raw (interleaved) | %s | near 1.50× | |",
-                        Report.ratio(inter.get(2).p50Micros() / inter.get(0).p50Micros())));
+                        Report.ratio(row(inter, CURATOR).p50Micros()
+                                / row(inter, RAW).p50Micros())));
                 report.target(
                         "one key, 8 threads: ops/s ÷ Curator (alternating slices)",
-                        oneAlt.get(0).opsPerSec() / oneAlt.get(1).opsPerSec(),
+                        ops(oneAlt, DISTLOCK) / ops(oneAlt, CURATOR),
                         ">=",
                         3);
                 report.line(String.format(
                         java.util.Locale.ROOT,
                         "| (one key, 8 threads, the phases one after another) | %s | | |",
-                        Report.ratio(one.get(0).opsPerSec() / one.get(1).opsPerSec())));
+                        Report.ratio(ops(one, DISTLOCK) / ops(one, CURATOR))));
                 report.target(
                         "10,000 keys, 8 threads: ops/s ÷ Curator (alternating slices)",
-                        many.get(0).opsPerSec() / many.get(1).opsPerSec(),
+                        ops(many, DISTLOCK) / ops(many, CURATOR),
                         ">=",
                         2);
             } finally {
@@ -310,7 +319,7 @@ public final class ZooKeeperBench {
         ZooKeeper zk = admin.getZookeeperClient().getZooKeeper();
         String path = root + "/raw/i";
         byte[] empty = new byte[0];
-        List<String> labels = new ArrayList<>(List.of("raw create+delete (ephemeral)"));
+        List<String> labels = new ArrayList<>(List.of(RAW));
         List<Harness.Body> bodies = new ArrayList<>();
         bodies.add((t, p) -> {
             zk.create(path, empty, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
@@ -383,7 +392,7 @@ public final class ZooKeeperBench {
     }
 
     static LockProvider.Factory distlock(String connect, String root) {
-        return LockProvider.factory("distlock ZooKeeperLockClient", () -> {
+        return LockProvider.factory(DISTLOCK, () -> {
             ZooKeeperLockClient c = ZooKeeperLockClient.builder()
                     .connectString(connect)
                     .rootPath(root + "/distlock")
@@ -393,7 +402,7 @@ public final class ZooKeeperBench {
     }
 
     static LockProvider.Factory curatorMutex(String connect, String root) {
-        return LockProvider.factory("Curator InterProcessMutex", () -> {
+        return LockProvider.factory(CURATOR, () -> {
             CuratorFramework c;
             try {
                 c = curator(connect);
