@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The benchmark entry point: {@code java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|all|quick|redis-keys|redis-clients|redis-uncontended> [options]}.
+ * The benchmark entry point: {@code java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor> [options]}.
  *
  * <pre>
  * --seconds N          measured seconds per phase (default 5; quick: 2)
@@ -53,8 +53,15 @@ public final class BenchMain {
         List<String> parts = new ArrayList<>();
         switch (what) {
             case "all" -> parts.addAll(List.of("redis", "jdbc", "zookeeper", "etcd"));
-            case "redis", "jdbc", "zookeeper", "etcd", "quick", "redis-keys", "redis-clients", "redis-uncontended" ->
-                parts.add(what);
+            case "redis",
+                    "jdbc",
+                    "zookeeper",
+                    "etcd",
+                    "quick",
+                    "redis-keys",
+                    "redis-clients",
+                    "redis-uncontended",
+                    "redis-floor" -> parts.add(what);
             default -> {
                 usage(System.err);
                 throw new IllegalArgumentException("unknown benchmark: " + what);
@@ -70,6 +77,7 @@ public final class BenchMain {
                 case "redis-keys" -> RedisBench.keys(redis, phase, out);
                 case "redis-clients" -> RedisBench.clients(redis, phase, out);
                 case "redis-uncontended" -> RedisBench.uncontended(redis, phase, out);
+                case "redis-floor" -> RedisBench.floorWithBusyCore(redis, phase, out);
                 case "jdbc" -> JdbcBench.run(mariadb, postgres, phase, out);
                 case "zookeeper" -> ZooKeeperBench.run(zookeeper, phase, out);
                 case "etcd" -> EtcdBench.run(etcd, phase, out);
@@ -82,7 +90,7 @@ public final class BenchMain {
 
     private static void usage(PrintStream out) {
         out.println(
-                "usage: java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|all|quick|redis-keys|redis-clients|redis-uncontended> [--seconds N]"
+                "usage: java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor> [--seconds N]"
                         + " [--redis URI] [--mariadb JDBC-URL] [--postgres JDBC-URL] [--zookeeper HOST:PORT] [--etcd URL]");
     }
 }

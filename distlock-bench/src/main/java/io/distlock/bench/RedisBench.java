@@ -38,6 +38,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
@@ -205,15 +206,58 @@ public final class RedisBench {
             b.report.section("Uncontended, interleaved: one operation of each in turn, 1 thread");
             List<Result> inter = b.interleavedUncontended();
             b.report.table(inter, false);
-            double floor = floor(inter);
-            b.report.line(String.format(
-                    Locale.ROOT, "| implementation | p50 ÷ floor (the faster PING's p50, %.1f µs) |", floor));
-            b.report.line("| --- | ---: |");
-            for (Result r : inter) {
-                b.report.line("| " + r.label() + " | " + Report.ratio(r.p50Micros() / floor) + " |");
-            }
-            b.report.line("");
+            b.floorRatios(inter);
         });
+    }
+
+    /**
+     * Runs the interleaved uncontended comparison twice: with the machine's other core left idle, and with one thread of
+     * this JVM spinning all the while (it only keeps a core busy; it talks to nobody). On a virtual machine whose idle
+     * cores are slow to wake, a round trip is mostly wake-up time, and the second window shows how much: the PING floor
+     * and every lock's p50 drop, and the ratios to PING move with them.
+     *
+     * @throws io.lettuce.core.RedisException if the server cannot be reached
+     */
+    public static void floorWithBusyCore(String uri, Duration phase, PrintStream out) {
+        only(uri, phase, out, "Redis, uncontended with an idle and with a busy core", b -> {
+            for (boolean busy : new boolean[] {false, true}) {
+                AtomicBoolean stop = new AtomicBoolean();
+                Thread spinner = new Thread(
+                        () -> {
+                            while (!stop.get()) {
+                                Thread.onSpinWait();
+                            }
+                        },
+                        "bench-spinner");
+                spinner.setDaemon(true);
+                if (busy) {
+                    spinner.start();
+                }
+                try {
+                    b.report.section(
+                            busy
+                                    ? "Uncontended, interleaved, one thread of this JVM spinning all the while"
+                                    : "Uncontended, interleaved, nothing else running");
+                    List<Result> inter = b.interleavedUncontended();
+                    b.report.table(inter, false);
+                    b.floorRatios(inter);
+                } finally {
+                    stop.set(true);
+                }
+            }
+        });
+    }
+
+    /** Each interleaved row's p50 ÷ the floor (the faster PING). */
+    private void floorRatios(List<Result> inter) {
+        double floor = floor(inter);
+        report.line(
+                String.format(Locale.ROOT, "| implementation | p50 ÷ floor (the faster PING's p50, %.1f µs) |", floor));
+        report.line("| --- | ---: |");
+        for (Result r : inter) {
+            report.line("| " + r.label() + " | " + Report.ratio(r.p50Micros() / floor) + " |");
+        }
+        report.line("");
     }
 
     /**
