@@ -196,8 +196,8 @@ public final class RedisBench {
 
     /**
      * Runs only the interleaved uncontended comparison (see {@link #interleavedUncontended}), from which the uncontended
-     * target is read, with the ratios to the floor (the faster PING, see {@link #floor}); short enough to repeat, since one run's p50 ratios move by several
-     * hundredths between runs.
+     * target is read, with the ratios to the floor (the faster PING, see {@link #floor}); short enough to repeat, since
+     * one run's p50 ratios move by several hundredths between runs.
      *
      * @throws io.lettuce.core.RedisException if the server cannot be reached
      */
