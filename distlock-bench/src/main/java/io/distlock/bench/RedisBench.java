@@ -222,15 +222,15 @@ public final class RedisBench {
         only(uri, phase, out, "Redis, uncontended with an idle and with a busy core", b -> {
             for (boolean busy : new boolean[] {false, true}) {
                 AtomicBoolean stop = new AtomicBoolean();
-                Thread spinner = new Thread(
-                        () -> {
-                            while (!stop.get()) {
-                                Thread.onSpinWait();
-                            }
-                        },
-                        "bench-spinner");
-                spinner.setDaemon(true);
                 if (busy) {
+                    Thread spinner = new Thread(
+                            () -> {
+                                while (!stop.get()) {
+                                    Thread.onSpinWait();
+                                }
+                            },
+                            "bench-spinner");
+                    spinner.setDaemon(true);
                     spinner.start();
                 }
                 try {

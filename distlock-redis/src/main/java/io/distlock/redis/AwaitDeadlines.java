@@ -91,7 +91,7 @@ final class AwaitDeadlines {
                 1,
                 TimeUnit.SECONDS,
                 new SynchronousQueue<>(),
-                r -> new Checker(r, threadName + "-cancel-" + cancellerNumbers.incrementAndGet()),
+                r -> new DeadlineThread(r, threadName + "-cancel-" + cancellerNumbers.incrementAndGet()),
                 new ThreadPoolExecutor.CallerRunsPolicy()); // all busy: the checker cancels itself
     }
 
@@ -104,7 +104,7 @@ final class AwaitDeadlines {
      * @throws CancellationException somebody else cancelled the command
      */
     <T> T await(CompletableFuture<T> command, long deadline) throws ExecutionException, TimeoutException {
-        if (Thread.currentThread() instanceof Checker) {
+        if (Thread.currentThread() instanceof DeadlineThread) {
             return get(command, deadline, true); // the checker may be this thread, or busy with this cancellation
         }
         Slot s = slot.get();
@@ -188,7 +188,7 @@ final class AwaitDeadlines {
             if (running) {
                 return;
             }
-            new Checker(this::check, threadName).start();
+            new DeadlineThread(this::check, threadName).start();
             running = true;
         }
     }
@@ -304,10 +304,10 @@ final class AwaitDeadlines {
      * The checking thread, and the threads that cancel for it: a wait on one of them (in a callback a cancellation ran)
      * does not count on the checker, which may be the thread itself or may be cancelling on its own thread.
      */
-    private static final class Checker extends Thread {
-        Checker(Runnable check, String name) {
+    private static final class DeadlineThread extends Thread {
+        DeadlineThread(Runnable task, String name) {
             // no inherited thread locals or context class loader from whichever caller happens to start it
-            super(null, check, name, 0, false);
+            super(null, task, name, 0, false);
             setDaemon(true);
             setContextClassLoader(null);
         }
