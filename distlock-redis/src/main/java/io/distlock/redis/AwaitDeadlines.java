@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * thread sleeps without a timeout, and one daemon thread per JVM (like the JDK's own {@code CompletableFuture} delayer)
  * looks at the waits in progress every {@value #PERIOD_MILLIS} ms and has each command whose deadline has passed
  * cancelled, as a timed wait would have. A wait therefore ends at most about {@value #PERIOD_MILLIS} ms after its
- * deadline. The checking thread ends once no wait has been in progress for a while (a second for {@link #SHARED}), and
+ * deadline. The checking thread ends once no wait has begun or been in progress for a while (a second for {@link #SHARED}), and
  * the next wait starts a new one, so an application that stopped using Redis (or was undeployed) keeps no thread of
  * ours.
  *
@@ -59,6 +59,11 @@ final class AwaitDeadlines {
         volatile boolean checked;
         /** Since when (checker's clock) the checker has seen the slot without a wait; written by the checker only. */
         long idleSince;
+        /**
+         * The deadline of the slot's wait at the checker's last look; written by the checker only. A deadline that has
+         * changed since means a wait began and ended in between: short waits between two looks count as activity.
+         */
+        long seenDeadline;
 
         Slot(Thread thread) {
             this.thread = thread;
@@ -243,17 +248,28 @@ final class AwaitDeadlines {
 
     /**
      * Has the commands whose deadline has passed cancelled (see {@link #cancel}); forgets the slots of ended threads
-     * and of threads without a wait for the idle time. Whether any wait is in progress.
+     * and of threads without a wait for the idle time. Whether any wait is in progress or began since the last scan.
+     *
+     * <p>A wait that began and ended between two scans counts: most waits are a round trip of well under a
+     * millisecond, so a checker that counted only the waits it caught in progress took a thread that waits every few
+     * milliseconds for an idle one, ended, and had that thread start a new checker (a thread start, on its way to
+     * Redis) about once per idle time, and forgot its slot as often.
      */
     private boolean scan(long now) {
         boolean waiting = false;
         for (Slot s : slots) {
             CompletableFuture<?> command = s.waitingFor;
+            long deadline = s.deadline; // after waitingFor: publish writes them the other way round
+            boolean waitedSince = deadline != s.seenDeadline;
+            s.seenDeadline = deadline;
             if (command == null) {
                 if (!s.thread.isAlive()) {
                     slots.remove(s);
+                } else if (waitedSince) {
+                    s.idleSince = now | 1; // idle from now on; 0 means "seen waiting"
+                    waiting = true;
                 } else if (s.idleSince == 0) {
-                    s.idleSince = now | 1; // 0 means "seen waiting"
+                    s.idleSince = now | 1;
                 } else if (now - s.idleSince >= idleNanos) {
                     forget(s);
                 }
@@ -261,7 +277,7 @@ final class AwaitDeadlines {
             }
             s.idleSince = 0;
             waiting = true;
-            if (now - s.deadline >= 0 && !command.isDone() && cancelling.add(command)) {
+            if (now - deadline >= 0 && !command.isDone() && cancelling.add(command)) {
                 try {
                     cancellers.execute(() -> cancel(command));
                 } catch (RuntimeException e) { // no canceller thread could be started: cancel here, as before

@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -349,6 +351,36 @@ class AwaitDeadlinesTest {
         goOn.countDown();
         idle.join(TimeUnit.NANOSECONDS.toMillis(SLACK_NANOS) + 100);
         assertThat(laterOutcome.get()).as("its next wait is bounded again").isInstanceOf(TimeoutException.class);
+    }
+
+    @Test
+    void shortWaitsBetweenScans_keepTheCheckerAndTheSlot() throws Exception {
+        // waits that are over before any scan sees them in progress (answered at once), one every 5 ms for ten times
+        // the idle time: they are activity, so the one checker goes on and the thread's slot stays looked at. A
+        // checker that counted only the waits it caught in progress ended about every 100 ms, and each next wait
+        // started another, on the waiting thread
+        String name = checkerName + "-short";
+        AwaitDeadlines quick = new AwaitDeadlines(name, TimeUnit.MILLISECONDS.toNanos(100));
+        Set<Long> checkers = new HashSet<>();
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1000);
+        int forgotten = 0;
+        assertThat(quick.await(CompletableFuture.completedFuture("OK"), System.nanoTime() + seconds(5)))
+                .isEqualTo("OK");
+        while (System.nanoTime() - until < 0) {
+            Thread.sleep(5);
+            if (quick.slots() == 0) { // looked at before the next wait, which puts a forgotten slot back
+                forgotten++;
+            }
+            Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().equals(name))
+                    .forEach(t -> checkers.add(t.getId()));
+            assertThat(quick.await(CompletableFuture.completedFuture("OK"), System.nanoTime() + seconds(5)))
+                    .isEqualTo("OK");
+        }
+        assertThat(checkers).as("checker threads seen").hasSize(1);
+        assertThat(forgotten)
+                .as("looks at which the waiting thread's slot was forgotten")
+                .isZero();
     }
 
     @Test
