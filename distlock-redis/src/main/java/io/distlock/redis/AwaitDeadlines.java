@@ -23,9 +23,9 @@ import org.slf4j.LoggerFactory;
  * thread sleeps without a timeout, and one daemon thread per JVM (like the JDK's own {@code CompletableFuture} delayer)
  * looks at the waits in progress every {@value #PERIOD_MILLIS} ms and has each command whose deadline has passed
  * cancelled, as a timed wait would have. A wait therefore ends at most about {@value #PERIOD_MILLIS} ms after its
- * deadline. The checking thread ends once no wait has begun or been in progress for a while (a second for {@link #SHARED}), and
- * the next wait starts a new one, so an application that stopped using Redis (or was undeployed) keeps no thread of
- * ours.
+ * deadline. The checking thread ends once no wait has begun or been in progress for a while (a second for {@link
+ * #SHARED}), and the next wait starts a new one, so an application that stopped using Redis (or was undeployed) keeps
+ * no thread of ours.
  *
  * <p>Each thread has one {@link Slot}; a wait writes only its own slot's fields. The checker looks at the slots of the
  * threads that waited lately: a slot without a wait for as long as the checker's idle time leaves the checked set (so
