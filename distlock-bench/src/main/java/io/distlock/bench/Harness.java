@@ -133,7 +133,7 @@ final class Harness {
         });
         try {
             go.countDown();
-            sleep(warmup);
+            var unusedWarmup = warm(warmup, Harness::sleep);
             long before = sum(allOps);
             if (atStart != null) {
                 atStart.run();
@@ -233,6 +233,58 @@ final class Harness {
         Thread.sleep(Math.max(0, d.toMillis()));
     }
 
+    /** How long the JIT must have finished no compilation for a warm-up to end (see {@link #warm}). */
+    static final Duration JIT_QUIET = Duration.ofMillis(500);
+
+    /** The most a warm-up goes on past its fixed length while the JIT still compiles. */
+    static final Duration JIT_WAIT = Duration.ofSeconds(30);
+
+    /** Runs a body (or lets running workers go on) for a given time. */
+    @FunctionalInterface
+    interface Warming {
+        void run(Duration d) throws InterruptedException;
+    }
+
+    /**
+     * A warm-up: {@code warming} for {@code length}, then on in steps of {@link #JIT_QUIET} until a step passes in which
+     * the JIT finished no compilation, or {@link #JIT_WAIT} more has passed. A fixed warm-up alone measured distlock's
+     * engine half-compiled: in an interleaved uncontended run each implementation does a few hundred operations a
+     * second, and C2 compiled LockEngine.acquire only after 21 s (run S, -XX:+PrintCompilation), so the window measured
+     * profiling C1 code there, against reference locks whose path is almost all Lettuce code that every row keeps hot.
+     * Returns how long the warm-up took.
+     */
+    static Duration warm(Duration length, Warming warming) throws InterruptedException {
+        long start = System.nanoTime();
+        warming.run(length);
+        long giveUp = System.nanoTime() + JIT_WAIT.toNanos();
+        long compiled = jitMillis();
+        while (compiled >= 0 && System.nanoTime() - giveUp < 0) {
+            warming.run(JIT_QUIET);
+            long now = jitMillis();
+            if (now == compiled) {
+                break;
+            }
+            compiled = now;
+        }
+        return Duration.ofNanos(System.nanoTime() - start);
+    }
+
+    /** {@link #warm}, for a caller that cannot throw InterruptedException: interrupted, it ends the run. */
+    private static void warmOrStop(Duration length, Warming warming) {
+        try {
+            var unused = warm(length, warming);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while warming up", e);
+        }
+    }
+
+    /** The JIT's total compilation time so far in milliseconds, or -1 when the JVM does not tell. */
+    static long jitMillis() {
+        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : -1;
+    }
+
     private static final class VolatileInt {
         volatile int value;
     }
@@ -321,6 +373,22 @@ final class Harness {
             lat[i] = new LongList();
         }
         Probe probe = new Probe(1);
+        // each alone first, until the JIT is done with it; then the interleaved warm-up below
+        for (int i = 0; i < n; i++) {
+            Body b = bodies.get(i);
+            warmOrStop(timing.warmup(), d -> {
+                long until = System.nanoTime() + d.toNanos();
+                while (System.nanoTime() - until < 0) {
+                    try {
+                        b.run(0, probe);
+                    } catch (InterruptedException e) {
+                        throw e;
+                    } catch (Exception e) {
+                        // counted in the measured window only
+                    }
+                }
+            });
+        }
         long warmEnd = System.nanoTime() + timing.warmup().toNanos();
         long end = warmEnd + timing.measure().toNanos();
         for (long round = 0; ; round++) {
@@ -461,7 +529,8 @@ final class Harness {
         for (int i = 0; i < n; i++) {
             all[i] = new Slices(threads);
             Slices discard = new Slices(threads);
-            var unused = discard.run(bodies.get(i), timing.warmup());
+            SliceBody b = bodies.get(i);
+            warmOrStop(timing.warmup(), d -> discard.run(b, d));
         }
         for (int round = 0; round < slices; round++) {
             for (int j = 0; j < n; j++) {
