@@ -14,11 +14,11 @@ import org.jspecify.annotations.Nullable;
 /*
  * Overview
  *
- * One phase = N platform threads that run a body in a loop: a warm-up of fixed duration, then a measured window of
- * fixed duration, then a stop flag. An operation counts when it started inside the measured window; throughput is
- * counted operations over the window's real length. Each thread keeps its own latency samples (nanoseconds, in a
- * growable long[]), merged and sorted after the phase for the percentiles: no shared state on the hot path except the
- * hand-off probe, which is only written under the lock being measured.
+ * One phase = N platform threads that run a body in a loop: a warm-up (a fixed duration, then on until the JIT is
+ * quiet: see warm()), then a measured window of fixed duration, then a stop flag. An operation counts when it started
+ * inside the measured window; throughput is counted operations over the window's real length. Each thread keeps its
+ * own latency samples (nanoseconds, in a growable long[]), merged and sorted after the phase for the percentiles: no
+ * shared state on the hot path except the hand-off probe, which is only written under the lock being measured.
  *
  * Hand-off latency: the body calls probe.releasing(t) just before unlock() and probe.acquired(t) just after lock()
  * returns. When the thread that acquires is not the one that released last, the gap is one hand-off (release to next
@@ -249,7 +249,7 @@ final class Harness {
      * A warm-up: {@code warming} for {@code length}, then on in steps of {@link #JIT_QUIET} until a step passes in which
      * the JIT finished no compilation, or {@link #JIT_WAIT} more has passed. A fixed warm-up alone measured distlock's
      * engine half-compiled: in an interleaved uncontended run each implementation does a few hundred operations a
-     * second, and C2 compiled LockEngine.acquire only after 21 s (run S, -XX:+PrintCompilation), so the window measured
+     * second, and C2 compiled LockEngine.acquire only 21 s into a run (-XX:+PrintCompilation), so the window measured
      * profiling C1 code there, against reference locks whose path is almost all Lettuce code that every row keeps hot.
      * Returns how long the warm-up took.
      */
