@@ -254,13 +254,19 @@ final class Harness {
      * Returns how long the warm-up took.
      */
     static Duration warm(Duration length, Warming warming) throws InterruptedException {
+        return warm(length, warming, Harness::jitMillis, JIT_WAIT);
+    }
+
+    /** {@link #warm(Duration, Warming)} with the JIT's clock ({@link #jitMillis}) and the bound given. */
+    static Duration warm(Duration length, Warming warming, java.util.function.LongSupplier jit, Duration most)
+            throws InterruptedException {
         long start = System.nanoTime();
         warming.run(length);
-        long giveUp = System.nanoTime() + JIT_WAIT.toNanos();
-        long compiled = jitMillis();
+        long giveUp = System.nanoTime() + most.toNanos();
+        long compiled = jit.getAsLong();
         while (compiled >= 0 && System.nanoTime() - giveUp < 0) {
             warming.run(JIT_QUIET);
-            long now = jitMillis();
+            long now = jit.getAsLong();
             if (now == compiled) {
                 break;
             }

@@ -262,6 +262,13 @@ final class AwaitDeadlines {
             long deadline = s.deadline; // after waitingFor: publish writes them the other way round
             boolean waitedSince = deadline != s.seenDeadline;
             s.seenDeadline = deadline;
+            if (s.waitingFor != command) {
+                // a wait began (or a nested one ended) between the two reads: the deadline may be the new wait's, not
+                // that of the command read first, so cancel nothing now and look again at the next scan
+                s.idleSince = 0;
+                waiting = true;
+                continue;
+            }
             if (command == null) {
                 if (!s.thread.isAlive()) {
                     slots.remove(s);

@@ -158,18 +158,20 @@ class AwaitDeadlinesTest {
 
     @Test
     void await_checkerEndingAndStartingOften_everyWaitStillTimesOut() throws Exception {
-        // a checker that ends as soon as no wait is in progress: waits keep arriving while one ends, and each must
-        // still
-        // be bounded. This churns starts and ends; the narrow window between a last scan and an end is not forced.
-        AwaitDeadlines restless = new AwaitDeadlines(checkerName + "-restless", 0);
-        int threads = 4;
-        int waitsEach = 150;
+        // a checker that ends as soon as a scan finds no wait in progress and none begun since the last: waits keep
+        // arriving while one ends, and each must still be bounded. Pauses of up to 50 ms between the waits (each
+        // lasts until the checker cancels it) leave scans with nothing to do, so checkers end and start again
+        // (asserted below); the narrow window between a last scan and an end is not forced.
+        String name = checkerName + "-restless";
+        AwaitDeadlines restless = new AwaitDeadlines(name, 0);
+        int threads = 2;
+        int waitsEach = 60;
         AtomicInteger timedOut = new AtomicInteger();
         List<Thread> waiters = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             Thread waiter = new Thread(() -> {
                 for (int i = 0; i < waitsEach; i++) {
-                    LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(TimeUnit.MILLISECONDS.toNanos(1)));
+                    LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(TimeUnit.MILLISECONDS.toNanos(50)));
                     long deadline = System.nanoTime();
                     try {
                         restless.await(new CompletableFuture<>(), deadline);
@@ -186,11 +188,21 @@ class AwaitDeadlinesTest {
             waiter.start();
             waiters.add(waiter);
         }
+        Set<Long> checkers = new HashSet<>();
+        long until = System.nanoTime() + seconds(30);
+        while (waiters.stream().anyMatch(Thread::isAlive) && System.nanoTime() - until < 0) {
+            Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().equals(name))
+                    .forEach(t -> checkers.add(t.getId()));
+            Thread.sleep(2);
+        }
         for (Thread waiter : waiters) {
-            waiter.join(TimeUnit.SECONDS.toMillis(30));
             assertThat(waiter.isAlive()).as("every wait ended").isFalse();
         }
         assertThat(timedOut).hasValue(threads * waitsEach);
+        assertThat(checkers.size())
+                .as("checkers that ended and were started again")
+                .isGreaterThan(2);
     }
 
     @Test
@@ -356,13 +368,14 @@ class AwaitDeadlinesTest {
     @Test
     void shortWaitsBetweenScans_keepTheCheckerAndTheSlot() throws Exception {
         // waits that are over before any scan sees them in progress (answered at once), one every 5 ms for ten times
-        // the idle time: they are activity, so the one checker goes on and the thread's slot stays looked at. A
-        // checker that counted only the waits it caught in progress ended about every 100 ms, and each next wait
-        // started another, on the waiting thread
+        // the idle time: they are activity, so the checker goes on and the thread's slot stays looked at. A checker
+        // that counted only the waits it caught in progress ended about every 200 ms (9-10 checkers in 2 s), and each
+        // next wait started another, on the waiting thread. Slack for a loaded machine: a pause as long as the idle
+        // time may still end one
         String name = checkerName + "-short";
-        AwaitDeadlines quick = new AwaitDeadlines(name, TimeUnit.MILLISECONDS.toNanos(100));
+        AwaitDeadlines quick = new AwaitDeadlines(name, TimeUnit.MILLISECONDS.toNanos(200));
         Set<Long> checkers = new HashSet<>();
-        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1000);
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2000);
         int forgotten = 0;
         assertThat(quick.await(CompletableFuture.completedFuture("OK"), System.nanoTime() + seconds(5)))
                 .isEqualTo("OK");
@@ -377,10 +390,10 @@ class AwaitDeadlinesTest {
             assertThat(quick.await(CompletableFuture.completedFuture("OK"), System.nanoTime() + seconds(5)))
                     .isEqualTo("OK");
         }
-        assertThat(checkers).as("checker threads seen").hasSize(1);
+        assertThat(checkers).as("checker threads seen").hasSizeBetween(1, 3);
         assertThat(forgotten)
                 .as("looks at which the waiting thread's slot was forgotten")
-                .isZero();
+                .isLessThanOrEqualTo(2);
     }
 
     @Test
