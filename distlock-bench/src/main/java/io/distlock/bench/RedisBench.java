@@ -112,6 +112,13 @@ public final class RedisBench {
     static final String BARE = "bare SET NX PX + Lua release";
     static final String FENCED = "fenced reference (Lua SET NX PX + INCR, Lua release)";
     static final String DISTLOCK = "distlock";
+    /**
+     * distlock built on the harness's own Lettuce client (the builder's {@code redisClient}), as an application that
+     * has a Lettuce client already may build it: its commands share an event loop that the other rows keep awake.
+     * Only in the interleaved uncontended phase, for comparison; the targets read {@link #DISTLOCK}.
+     */
+    static final String DISTLOCK_SHARED = "distlock on the harness's Lettuce client";
+
     static final String RLOCK = "Redisson RLock";
     static final String RFAIR = "Redisson RFairLock";
 
@@ -348,6 +355,16 @@ public final class RedisBench {
         return LockProvider.factory(DISTLOCK, () -> {
             RedisLockClient c =
                     RedisLockClient.builder().uri(uri).keyPrefix(runId + ":d:").build();
+            return provider(c::lock, c::close);
+        });
+    }
+
+    LockProvider.Factory distlockSharingLettuce() {
+        return LockProvider.factory(DISTLOCK_SHARED, () -> {
+            RedisLockClient c = RedisLockClient.builder()
+                    .redisClient(lettuce)
+                    .keyPrefix(runId + ":ds:")
+                    .build();
             return provider(c::lock, c::close);
         });
     }
@@ -716,7 +733,11 @@ public final class RedisBench {
             labels.add(OWN_SCRIPTS);
             bodies.add(distlockScripts(ownCmd, acquire, release, runId + ":s:{uo}"));
             return Harness.interleavedLocks(
-                    labels, bodies, List.of(bare(), fenced(), distlock(), redisson(false, false)), "ui", timing);
+                    labels,
+                    bodies,
+                    List.of(bare(), fenced(), distlock(), distlockSharingLettuce(), redisson(false, false)),
+                    "ui",
+                    timing);
         } finally {
             own.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             var unused = ownResources.shutdown(0, 2, TimeUnit.SECONDS);
