@@ -133,7 +133,7 @@ final class Harness {
         });
         try {
             go.countDown();
-            var unusedWarmup = warm(warmup, Harness::sleep);
+            warm(warmup, Harness::sleep);
             long before = sum(allOps);
             if (atStart != null) {
                 atStart.run();
@@ -251,16 +251,14 @@ final class Harness {
      * engine half-compiled: in an interleaved uncontended run each implementation does a few hundred operations a
      * second, and C2 compiled LockEngine.acquire only 21 s into a run (-XX:+PrintCompilation), so the window measured
      * profiling C1 code there, against reference locks whose path is almost all Lettuce code that every row keeps hot.
-     * Returns how long the warm-up took.
      */
-    static Duration warm(Duration length, Warming warming) throws InterruptedException {
-        return warm(length, warming, Harness::jitMillis, JIT_WAIT);
+    static void warm(Duration length, Warming warming) throws InterruptedException {
+        warm(length, warming, Harness::jitMillis, JIT_WAIT);
     }
 
     /** {@link #warm(Duration, Warming)} with the JIT's clock ({@link #jitMillis}) and the bound given. */
-    static Duration warm(Duration length, Warming warming, java.util.function.LongSupplier jit, Duration most)
+    static void warm(Duration length, Warming warming, java.util.function.LongSupplier jit, Duration most)
             throws InterruptedException {
-        long start = System.nanoTime();
         warming.run(length);
         long giveUp = System.nanoTime() + most.toNanos();
         long compiled = jit.getAsLong();
@@ -272,13 +270,12 @@ final class Harness {
             }
             compiled = now;
         }
-        return Duration.ofNanos(System.nanoTime() - start);
     }
 
     /** {@link #warm}, for a caller that cannot throw InterruptedException: interrupted, it ends the run. */
     private static void warmOrStop(Duration length, Warming warming) {
         try {
-            var unused = warm(length, warming);
+            warm(length, warming);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while warming up", e);

@@ -352,18 +352,19 @@ public final class RedisBench {
     // ---------------------------------------------------------------- implementations
 
     LockProvider.Factory distlock() {
-        return LockProvider.factory(DISTLOCK, () -> {
-            RedisLockClient c =
-                    RedisLockClient.builder().uri(uri).keyPrefix(runId + ":d:").build();
-            return provider(c::lock, c::close);
-        });
+        return distlock(DISTLOCK, ":d:", b -> b.uri(uri));
     }
 
     LockProvider.Factory distlockSharingLettuce() {
-        return LockProvider.factory(DISTLOCK_SHARED, () -> {
-            RedisLockClient c = RedisLockClient.builder()
-                    .redisClient(lettuce)
-                    .keyPrefix(runId + ":ds:")
+        return distlock(DISTLOCK_SHARED, ":ds:", b -> b.redisClient(lettuce));
+    }
+
+    /** A distlock client labelled {@code label}, its keys under the run id and {@code keys}, on {@code target}. */
+    private LockProvider.Factory distlock(
+            String label, String keys, java.util.function.UnaryOperator<RedisLockClient.Builder> target) {
+        return LockProvider.factory(label, () -> {
+            RedisLockClient c = target.apply(RedisLockClient.builder())
+                    .keyPrefix(runId + keys)
                     .build();
             return provider(c::lock, c::close);
         });

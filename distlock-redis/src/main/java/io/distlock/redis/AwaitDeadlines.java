@@ -83,8 +83,8 @@ final class AwaitDeadlines {
     private final Set<CompletableFuture<?>> cancelling = ConcurrentHashMap.newKeySet();
 
     /**
-     * A checker named {@code threadName} that ends after {@code idleNanos} without a wait in progress, and forgets a
-     * thread's slot after as long without a wait on it.
+     * A checker named {@code threadName} that ends after {@code idleNanos} in which no wait began or was in progress,
+     * and forgets a thread's slot after as long without a wait on it.
      */
     AwaitDeadlines(String threadName, long idleNanos) {
         this.threadName = threadName;
@@ -272,11 +272,9 @@ final class AwaitDeadlines {
             if (command == null) {
                 if (!s.thread.isAlive()) {
                     slots.remove(s);
-                } else if (waitedSince) {
+                } else if (waitedSince || s.idleSince == 0) {
                     s.idleSince = now | 1; // idle from now on; 0 means "seen waiting"
-                    waiting = true;
-                } else if (s.idleSince == 0) {
-                    s.idleSince = now | 1;
+                    waiting |= waitedSince;
                 } else if (now - s.idleSince >= idleNanos) {
                     forget(s);
                 }
