@@ -164,8 +164,8 @@ class AwaitDeadlinesTest {
         // (asserted below); the narrow window between a last scan and an end is not forced.
         String name = checkerName + "-restless";
         AwaitDeadlines restless = new AwaitDeadlines(name, 0);
-        int threads = 2;
-        int waitsEach = 60;
+        int threads = 4;
+        int waitsEach = 150;
         AtomicInteger timedOut = new AtomicInteger();
         List<Thread> waiters = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
