@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -361,10 +362,15 @@ final class Harness {
     }
 
     /**
-     * Runs the bodies one operation of each in turn (rotating which goes first), for the warm-up and then the measured
-     * window, on the calling thread; each result's rate is its operations over the time spent in them, so load that
-     * comes and goes hits all of them alike. A failed operation is counted as an error (during the measured window)
+     * Runs the bodies one operation of each in turn, in a new random order every round, for the warm-up and then the
+     * measured window, on the calling thread; each result's rate is its operations over the time spent in them, so load
+     * that comes and goes hits all of them alike. A failed operation is counted as an error (during the measured window)
      * and not timed.
+     *
+     * <p>The order is shuffled, not rotated: with a rotation each body follows the same body in all but one round of
+     * n, so whatever its predecessor leaves behind (its client's threads still finishing, an event loop awake or asleep,
+     * the caches it filled) is charged to it alone, the same way in every run. Shuffled, every body follows each other
+     * body about equally often. The seed is fixed, so two runs see the same orders.
      */
     static List<Result> interleaved(List<String> labels, List<Body> bodies, Scenarios.Timing timing) {
         int n = bodies.size();
@@ -394,14 +400,19 @@ final class Harness {
         }
         long warmEnd = System.nanoTime() + timing.warmup().toNanos();
         long end = warmEnd + timing.measure().toNanos();
-        for (long round = 0; ; round++) {
+        int[] order = new int[n];
+        for (int i = 0; i < n; i++) {
+            order[i] = i;
+        }
+        SplittableRandom random = new SplittableRandom(INTERLEAVE_SEED);
+        for (; ; ) {
             long now = System.nanoTime();
             if (now - end >= 0) {
                 break;
             }
             boolean measuring = now - warmEnd >= 0;
-            for (int j = 0; j < n; j++) {
-                int i = (int) ((j + round) % n);
+            shuffle(order, random);
+            for (int i : order) {
                 long start = System.nanoTime();
                 try {
                     bodies.get(i).run(0, probe);
@@ -438,6 +449,19 @@ final class Harness {
                     List.of()));
         }
         return out;
+    }
+
+    /** The seed of {@link #interleaved}'s orders. */
+    static final long INTERLEAVE_SEED = 0x5EED_0F_0DE5L;
+
+    /** Fisher-Yates: every order of {@code a} equally likely. */
+    static void shuffle(int[] a, SplittableRandom random) {
+        for (int i = a.length - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            int t = a[i];
+            a[i] = a[j];
+            a[j] = t;
+        }
     }
 
     /** One acquire+release by one thread of a slice in {@link #alternating}. */

@@ -111,6 +111,12 @@ public final class RedisBench {
     static final String OWN_SCRIPTS = "distlock's scripts (Lettuce sync, own resources)";
     static final String BARE = "bare SET NX PX + Lua release";
     static final String FENCED = "fenced reference (Lua SET NX PX + INCR, Lua release)";
+    /**
+     * The fenced reference on the connection with Lettuce resources of its own, as distlock has: the like-for-like
+     * comparison for distlock's default row. Only in the interleaved uncontended phase.
+     */
+    static final String FENCED_OWN = "fenced reference (own resources)";
+
     static final String DISTLOCK = "distlock";
     /**
      * distlock built on the harness's own Lettuce client (the builder's {@code redisClient}), as an application that
@@ -210,7 +216,8 @@ public final class RedisBench {
      */
     public static void uncontended(String uri, Duration phase, PrintStream out) {
         only(uri, phase, out, "Redis, uncontended (interleaved) only", b -> {
-            b.report.section("Uncontended, interleaved: one operation of each in turn, 1 thread");
+            b.report.section(
+                    "Uncontended, interleaved: one operation of each in turn, in a random order each round, 1 thread");
             List<Result> inter = b.interleavedUncontended();
             b.report.table(inter, false);
             b.floorRatios(inter);
@@ -481,7 +488,8 @@ public final class RedisBench {
         }
         report.table(unc, false);
 
-        report.section("Uncontended, interleaved: one operation of each in turn, 1 thread");
+        report.section(
+                "Uncontended, interleaved: one operation of each in turn, in a random order each round, 1 thread");
         report.line("The phases above run one after another, so load from other processes can favour one of them; here"
                 + " every implementation takes one operation in turn for the whole window, so all see the same load."
                 + " ops/s = operations / the time spent in them. The uncontended targets are read from this table.");
@@ -653,6 +661,12 @@ public final class RedisBench {
         report.line("| --- | ---: |");
         report.line("| fenced reference: uncontended p50 ÷ floor (interleaved) | "
                 + Report.ratio(fencedUnc.p50Micros() / floor) + " |");
+        Result fencedOwn = row(inter, FENCED_OWN);
+        report.line(
+                "| fenced reference on a connection with its own resources, as distlock's: p50 ÷ floor (interleaved)"
+                        + " | " + Report.ratio(fencedOwn.p50Micros() / floor) + " |");
+        report.line("| distlock ÷ that fenced reference, like for like: p50 (interleaved) | "
+                + Report.ratio(dUnc.p50Micros() / fencedOwn.p50Micros()) + " |");
         report.line("| 2 × EVALSHA of `return 1`: p50 ÷ floor (interleaved; the floor of a lock made of two scripts) | "
                 + Report.ratio(twoScripts.p50Micros() / floor) + " |");
         report.line("| a script's SET NX PX without a token + Lua release: p50 ÷ floor (interleaved; the bare lock with"
@@ -688,8 +702,8 @@ public final class RedisBench {
      * 1} (the floor of any lock whose acquire and release are scripts); distlock's own plain-acquire and lean-release
      * scripts sent from the harness's connection; the bare lock with its SET sent from a script (what making the acquire
      * a script costs, without a token); distlock's scripts again from the connection with its own resources (what
-     * distlock's client adds is the difference between the distlock row and this one); the bare and fenced reference
-     * locks, distlock and Redisson RLock.
+     * distlock's client adds is the difference between the distlock row and this one); the fenced reference on that
+     * connection too (distlock's like-for-like); the bare and fenced reference locks, distlock and Redisson RLock.
      */
     private List<Result> interleavedUncontended() {
         RedisCommands<String, String> cmd = admin.sync();
@@ -733,6 +747,13 @@ public final class RedisBench {
             });
             labels.add(OWN_SCRIPTS);
             bodies.add(distlockScripts(ownCmd, acquire, release, runId + ":s:{uo}"));
+            FencedLock ownFenced =
+                    new FencedLock(ownCmd, cmd.scriptLoad(FencedLock.ACQUIRE), bareRelease, runId + ":f:{uf}");
+            labels.add(FENCED_OWN);
+            bodies.add((t, p) -> {
+                ownFenced.lock();
+                ownFenced.unlock();
+            });
             return Harness.interleavedLocks(
                     labels,
                     bodies,

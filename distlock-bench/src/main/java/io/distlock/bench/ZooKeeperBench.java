@@ -94,10 +94,11 @@ public final class ZooKeeperBench {
                 report.section("Uncontended acquire+release, 1 thread");
                 report.table(unc, false);
                 List<Result> inter = interleaved(admin, root, timing, fs);
-                report.section("Uncontended, interleaved: one operation of each in turn, 1 thread");
+                report.section(
+                        "Uncontended, interleaved: one operation of each in turn, in a random order each round, 1 thread");
                 report.line(
                         "The phases above run one after another, so load from other processes can favour one of them;"
-                                + " here each implementation takes one operation in turn (rotating who goes first) for the whole"
+                                + " here each implementation takes one operation in turn (in a random order each round) for the whole"
                                 + " window, so all see the same load. ops/s = operations / the time spent in them.");
                 report.line("");
                 report.table(inter, false);
@@ -310,8 +311,8 @@ public final class ZooKeeperBench {
     }
 
     /**
-     * raw create+delete and each factory's lock()+unlock(), one operation of each in turn (rotating which goes first)
-     * for the warm-up and then the measured window; each result's rate is its operations over the time spent in them,
+     * raw create+delete and each factory's lock()+unlock(), one operation of each in turn (in a random order each
+     * round) for the warm-up and then the measured window; each result's rate is its operations over the time spent in them,
      * so load that comes and goes hits all of them alike.
      */
     private static List<Result> interleaved(

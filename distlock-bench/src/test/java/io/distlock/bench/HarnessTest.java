@@ -5,7 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -95,6 +99,52 @@ class HarnessTest {
         assertThat(e.ops()).isZero();
         assertThat(e.errors()).isPositive();
         assertThat(e.firstError()).contains("store down");
+    }
+
+    @Test
+    void interleaved_eachBodyFollowsEveryOtherOne() {
+        // with a rotation, body i would follow i-1 in 3 rounds of 4 and i-2 in the 4th, and never i+1
+        int n = 4;
+        int[] last = {-1};
+        long[][] follows = new long[n][n]; // follows[i][j]: times body i ran right after body j
+        List<Harness.Body> bodies = new ArrayList<>();
+        List<String> labels = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int me = i;
+            labels.add("b" + i);
+            bodies.add((t, p) -> {
+                if (last[0] >= 0) {
+                    follows[me][last[0]]++;
+                }
+                last[0] = me;
+            });
+        }
+
+        var unused = Harness.interleaved(labels, bodies, SHORT);
+
+        for (int i = 0; i < n; i++) {
+            long all = Arrays.stream(follows[i]).sum() - follows[i][i]; // not counting the warm-up alone
+            for (int j = 0; j < n; j++) {
+                if (j != i) {
+                    assertThat(follows[i][j])
+                            .as("b%d ran after b%d, of %d", i, j, all)
+                            .isGreaterThan(all / 10);
+                }
+            }
+        }
+    }
+
+    @Test
+    void shuffle_keepsEveryElement_andMakesEveryOrder() {
+        SplittableRandom random = new SplittableRandom(1);
+        Set<String> seen = new HashSet<>();
+        for (int k = 0; k < 600; k++) {
+            int[] a = {0, 1, 2};
+            Harness.shuffle(a, random);
+            assertThat(a).containsExactlyInAnyOrder(0, 1, 2);
+            seen.add(Arrays.toString(a));
+        }
+        assertThat(seen).hasSize(6);
     }
 
     @Test
