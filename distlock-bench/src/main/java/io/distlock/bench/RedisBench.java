@@ -112,10 +112,10 @@ public final class RedisBench {
     static final String BARE = "bare SET NX PX + Lua release";
     static final String FENCED = "fenced reference (Lua SET NX PX + INCR, Lua release)";
     /**
-     * The fenced reference on the connection with Lettuce resources of its own, as distlock has: the like-for-like
-     * comparison for distlock's default row. Only in the interleaved uncontended phase.
+     * The fenced reference on a client with Lettuce resources of its own that serve nobody else, as distlock's default
+     * client has: the like-for-like comparison for distlock's default row. Only in the interleaved uncontended phase.
      */
-    static final String FENCED_OWN = "fenced reference (own resources)";
+    static final String FENCED_OWN = "fenced reference (a client of its own)";
 
     static final String DISTLOCK = "distlock";
     /**
@@ -396,6 +396,27 @@ public final class RedisBench {
         });
     }
 
+    /**
+     * The fenced reference on a client of its own (its own Lettuce resources, so an event loop that serves nobody else,
+     * and no per-command timer), set up as distlock sets up its default client.
+     */
+    LockProvider.Factory fencedOnOwnResources() {
+        return LockProvider.factory(FENCED_OWN, () -> {
+            ClientResources resources = DefaultClientResources.create();
+            RedisClient client = RedisClient.create(resources, RedisURI.create(uri));
+            client.setOptions(NO_COMMAND_TIMERS);
+            StatefulRedisConnection<String, String> conn = client.connect();
+            RedisCommands<String, String> cmd = conn.sync();
+            String acquire = cmd.scriptLoad(FencedLock.ACQUIRE);
+            String release = cmd.scriptLoad(BareLock.RELEASE);
+            return provider(name -> new FencedLock(cmd, acquire, release, runId + ":fo:{" + name + "}"), () -> {
+                conn.close();
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+                var unused = resources.shutdown(0, 2, TimeUnit.SECONDS);
+            });
+        });
+    }
+
     LockProvider.Factory redisson(boolean fair, boolean small) {
         return LockProvider.factory(fair ? RFAIR : RLOCK, () -> {
             RedissonClient r = Redisson.create(redissonConfig(small, 30_000));
@@ -662,9 +683,8 @@ public final class RedisBench {
         report.line("| fenced reference: uncontended p50 ÷ floor (interleaved) | "
                 + Report.ratio(fencedUnc.p50Micros() / floor) + " |");
         Result fencedOwn = row(inter, FENCED_OWN);
-        report.line(
-                "| fenced reference on a connection with its own resources, as distlock's: p50 ÷ floor (interleaved)"
-                        + " | " + Report.ratio(fencedOwn.p50Micros() / floor) + " |");
+        report.line("| fenced reference on a client of its own, as distlock's: p50 ÷ floor (interleaved)" + " | "
+                + Report.ratio(fencedOwn.p50Micros() / floor) + " |");
         report.line("| distlock ÷ that fenced reference, like for like: p50 (interleaved) | "
                 + Report.ratio(dUnc.p50Micros() / fencedOwn.p50Micros()) + " |");
         report.line("| 2 × EVALSHA of `return 1`: p50 ÷ floor (interleaved; the floor of a lock made of two scripts) | "
@@ -702,8 +722,8 @@ public final class RedisBench {
      * 1} (the floor of any lock whose acquire and release are scripts); distlock's own plain-acquire and lean-release
      * scripts sent from the harness's connection; the bare lock with its SET sent from a script (what making the acquire
      * a script costs, without a token); distlock's scripts again from the connection with its own resources (what
-     * distlock's client adds is the difference between the distlock row and this one); the fenced reference on that
-     * connection too (distlock's like-for-like); the bare and fenced reference locks, distlock and Redisson RLock.
+     * distlock's client adds is the difference between the distlock row and this one); the bare and fenced reference
+     * locks, the fenced one also on a client of its own (distlock's like-for-like), distlock and Redisson RLock.
      */
     private List<Result> interleavedUncontended() {
         RedisCommands<String, String> cmd = admin.sync();
@@ -747,17 +767,16 @@ public final class RedisBench {
             });
             labels.add(OWN_SCRIPTS);
             bodies.add(distlockScripts(ownCmd, acquire, release, runId + ":s:{uo}"));
-            FencedLock ownFenced =
-                    new FencedLock(ownCmd, cmd.scriptLoad(FencedLock.ACQUIRE), bareRelease, runId + ":f:{uf}");
-            labels.add(FENCED_OWN);
-            bodies.add((t, p) -> {
-                ownFenced.lock();
-                ownFenced.unlock();
-            });
             return Harness.interleavedLocks(
                     labels,
                     bodies,
-                    List.of(bare(), fenced(), distlock(), distlockSharingLettuce(), redisson(false, false)),
+                    List.of(
+                            bare(),
+                            fenced(),
+                            fencedOnOwnResources(),
+                            distlock(),
+                            distlockSharingLettuce(),
+                            redisson(false, false)),
                     "ui",
                     timing);
         } finally {
