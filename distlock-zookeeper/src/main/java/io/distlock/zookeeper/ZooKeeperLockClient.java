@@ -89,9 +89,11 @@ public final class ZooKeeperLockClient implements LockClient {
     public static final String DEFAULT_ROOT_PATH = "/distlock";
 
     private final LockEngine engine;
+    private final CuratorFramework curator;
 
-    private ZooKeeperLockClient(LockEngine engine) {
+    private ZooKeeperLockClient(LockEngine engine, CuratorFramework curator) {
         this.engine = engine;
+        this.curator = curator;
     }
 
     /**
@@ -143,6 +145,11 @@ public final class ZooKeeperLockClient implements LockClient {
     @Override
     public String toString() {
         return "ZooKeeperLockClient[" + engine + "]";
+    }
+
+    /** Tests only: the Curator client the lock client works through, its own or the one given to the builder. */
+    CuratorFramework curator() {
+        return curator;
     }
 
     /** Settings of a {@link ZooKeeperLockClient}. Not thread-safe. */
@@ -286,6 +293,7 @@ public final class ZooKeeperLockClient implements LockClient {
             }
             Duration session = sessionTimeout;
             CuratorFramework zk;
+            ZooKeeperLockStore.HandleFactory handles = null;
             if (given != null) {
                 zk = given;
                 int negotiated = 0;
@@ -298,22 +306,26 @@ public final class ZooKeeperLockClient implements LockClient {
                     session = Duration.ofMillis(negotiated);
                 }
             } else {
+                handles = new ZooKeeperLockStore.HandleFactory();
                 CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder()
                         .connectString(Objects.requireNonNull(cs))
                         .sessionTimeoutMs((int) sessionTimeout.toMillis())
                         .connectionTimeoutMs((int) connectionTimeout.toMillis())
-                        .retryPolicy(new BoundedExponentialBackoffRetry(100, 1000, 3));
+                        .retryPolicy(new BoundedExponentialBackoffRetry(100, 1000, 3))
+                        .zookeeperFactory(handles);
                 if (aclProvider != null) {
                     b.aclProvider(aclProvider);
                 }
-                zk = b.build();
-                zk.start();
+                zk = b.build(); // started below, once the store hears its events
             }
             config = config.withWatchdogLease(
                     leaseTime != null ? leaseTime : Duration.ofMillis(Math.max(1, session.toMillis() / 3)));
             ACLProvider acls = given != null ? null : aclProvider != null ? aclProvider : new DefaultACLProvider();
-            ZooKeeperLockStore store = new ZooKeeperLockStore(zk, given == null, acls, rootPath, session);
+            ZooKeeperLockStore store = new ZooKeeperLockStore(zk, given == null, acls, rootPath, session, handles);
             try {
+                if (given == null) {
+                    zk.start();
+                }
                 if (!zk.blockUntilConnected((int) connectionTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
                     throw new DistributedLockException(
                             "could not connect to ZooKeeper within " + connectionTimeout,
@@ -329,7 +341,7 @@ public final class ZooKeeperLockClient implements LockClient {
                 store.close();
                 throw e;
             }
-            return new ZooKeeperLockClient(LockEngine.create(store, config));
+            return new ZooKeeperLockClient(LockEngine.create(store, config), zk);
         }
 
         private static Duration millis(Duration d, String argument) {

@@ -34,11 +34,15 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.ACLProvider;
+import org.apache.curator.framework.api.CuratorEventType;
+import org.apache.curator.framework.api.CuratorListener;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.utils.DefaultZookeeperFactory;
 import org.apache.curator.utils.ZKPaths;
+import org.apache.curator.utils.ZookeeperFactory;
 import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.CreateOptions;
@@ -107,12 +111,25 @@ import org.slf4j.LoggerFactory;
  * and its entry holds if it is now first. Tokens stay derived from czxids, so grants still follow creation order. The deletions a
  * hand-off makes wake no local waiter (the receiver holds, or the engine wakes the waiters itself).
  *
- * Session. Holds last as long as the session. The store counts connection trouble in an epoch, bumped on SUSPENDED
- * and LOST; a hold remembers the epoch and session it was granted in, and renew reports it gone once either changed,
- * without a round trip (Curator's advice: after SUSPENDED a lock must be presumed lost). Otherwise renew reads all
- * entries in one read-only multi and checks that each still exists with the same czxid and the current session as
- * its ephemeral owner. The engine calls renew every third of its watchdog lease, so the builder keeps that lease at a
- * third of the session timeout: a lost session is told within a ninth of the session timeout after Curator saw it.
+ * Session. Holds last as long as the session. The store counts connection trouble in an epoch, bumped on every
+ * Disconnected or Expired event (see Hearing of trouble); a hold remembers the epoch it was granted in, and renew
+ * reports it gone once the epoch changed (Curator's advice: after SUSPENDED a lock must be presumed lost) without a
+ * round trip, and without asking Curator for the handle, which Curator holds back while it resets the session.
+ * Otherwise renew reads all entries in one read-only multi and checks that each still exists with the same czxid and
+ * the current session as its ephemeral owner. The engine calls renew every third of its watchdog lease, so the builder
+ * keeps that lease at a third of the session timeout: a lost session is told within a ninth of the session timeout
+ * after the client saw it, or at once after a connection event (below).
+ *
+ * Hearing of trouble. The store counts trouble on the ZooKeeper handle's event thread, as the event is delivered, and
+ * has the engine check its holds at once: through the handle's own watcher when this library built the Curator client
+ * (HandleFactory), else through Curator's event listener. Curator's connection states come later, from Curator's own
+ * thread, which any slow listener holds up; a holder cut off at two thirds of the session timeout could then be told
+ * only after the server expired its session and granted the lock to a waiter. On Expired, Curator closes the handle
+ * before it passes the event on, and that close ends the session on the server at once if the connection is still up
+ * (an expiry reported by the client itself, as by ZooKeeper's injectSessionExpiration, which Curator uses too): the
+ * server may then grant the lock before any Curator listener runs, and only the handle's own watcher hears of the
+ * expiry first. SUSPENDED and LOST still count if the connection is down as they come; once it is back they are old
+ * news, and must not end the holds granted since.
  *
  * Wake-ups. The watch of a subscribed lock node wakes the engine whenever an entry is deleted. Persistent watches
  * die with a session, so they are added again after RECONNECTED, with a new snapshot, and every subscriber is woken
@@ -160,7 +177,15 @@ final class ZooKeeperLockStore implements LockStore {
     private volatile CreateHook createHook = (lockPath, withLockNode) -> {};
 
     private final ConnectionStateListener stateListener = this::stateChanged;
-    /** The engine's "check your holds now", run on SUSPENDED and LOST so listeners hear of a loss at once. */
+    /** Hears the handle's connection events, unless a HandleFactory hands them over first. */
+    private final CuratorListener eventListener = (client, event) -> {
+        if (event.getType() == CuratorEventType.WATCHED) {
+            connectionEvent(event.getWatchedEvent());
+        }
+    };
+
+    private final boolean hearsThroughCurator;
+    /** The engine's "check your holds now", run on connection trouble so listeners hear of a loss at once. */
     private volatile Runnable checkNow = () -> {};
 
     private final ExecutorService background;
@@ -213,13 +238,16 @@ final class ZooKeeperLockStore implements LockStore {
     /**
      * @param rawAcls the ACLs the Curator client applies, when known (a client this library built); enables the
      *     one-round-trip acquire, which talks to ZooKeeper directly
+     * @param handles the factory that made the Curator client's ZooKeeper handles, if this library built it: the
+     *     store then hears connection events before Curator does
      */
     ZooKeeperLockStore(
             CuratorFramework curator,
             boolean ownsCurator,
             @Nullable ACLProvider rawAcls,
             String rootPath,
-            Duration retryWithin) {
+            Duration retryWithin,
+            @Nullable HandleFactory handles) {
         this.curator = Objects.requireNonNull(curator, "curator");
         this.rawAcls = rawAcls;
         this.ownsCurator = ownsCurator;
@@ -231,6 +259,12 @@ final class ZooKeeperLockStore implements LockStore {
             return t;
         });
         curator.getConnectionStateListenable().addListener(stateListener);
+        this.hearsThroughCurator = handles == null;
+        if (handles != null) {
+            handles.store = this;
+        } else {
+            curator.getCuratorListenable().addListener(eventListener);
+        }
     }
 
     /** Creates the root path if needed. */
@@ -897,19 +931,25 @@ final class ZooKeeperLockStore implements LockStore {
                 gone.addAll(holds); // a suspended connection cannot vouch for any hold
                 return gone;
             }
-            ZooKeeper zk = curator.getZookeeperClient().getZooKeeper();
-            long session = zk.getSessionId();
             List<HeldLock> toCheck = new ArrayList<>();
             List<Entry> checked = new ArrayList<>();
             for (HeldLock h : holds) {
                 Entry e = entries.get(new EntryId(h.key().name(), h.owner().value()));
-                if (e == null || e.epoch() != epochNow || e.session() != session || e.token() != h.fencingToken()) {
+                if (e == null || e.epoch() != epochNow || e.token() != h.fencingToken()) {
                     gone.add(h);
                 } else {
                     toCheck.add(h);
                     checked.add(e);
                 }
             }
+            if (toCheck.isEmpty()) {
+                // decided without the handle: Curator makes its callers wait for it while it resets the session, which
+                // on Expired includes closing the old handle, a round trip
+                return gone;
+            }
+            // an entry of an earlier session fails the read's check of its ephemeral owner
+            ZooKeeper zk = curator.getZookeeperClient().getZooKeeper();
+            long session = zk.getSessionId();
             String namespace = curator.getNamespace();
             for (int from = 0; from < toCheck.size(); from += MAX_OPS_PER_MULTI) {
                 int to = Math.min(toCheck.size(), from + MAX_OPS_PER_MULTI);
@@ -1037,6 +1077,9 @@ final class ZooKeeperLockStore implements LockStore {
         }
         closed = true;
         curator.getConnectionStateListenable().removeListener(stateListener);
+        if (hearsThroughCurator) {
+            curator.getCuratorListenable().removeListener(eventListener);
+        }
         for (Sub sub : List.copyOf(subscriptions)) {
             sub.close();
         }
@@ -1115,13 +1158,62 @@ final class ZooKeeperLockStore implements LockStore {
     private void stateChanged(CuratorFramework client, ConnectionState state) {
         switch (state) {
             case SUSPENDED, LOST -> {
-                epoch.incrementAndGet();
-                handedOff.clear(); // their events may never come; one spurious wake-up at worst
-                subscriptions.forEach(Sub::invalidate);
-                checkNow.run(); // renew now reports every hold of the old epoch gone, without a round trip
+                // as a rule heard already from the event thread; once the connection is back it is old news
+                if (!curator.getZookeeperClient().isConnected()) {
+                    connectionTrouble();
+                }
             }
             case RECONNECTED -> submit(this::afterReconnect);
             default -> {}
+        }
+    }
+
+    /** A connection event of the ZooKeeper handle, on its event thread; see Hearing of trouble in the overview. */
+    private void connectionEvent(WatchedEvent event) {
+        Watcher.Event.KeeperState state = event.getState();
+        if (event.getType() == Watcher.Event.EventType.None
+                && (state == Watcher.Event.KeeperState.Disconnected || state == Watcher.Event.KeeperState.Expired)) {
+            connectionTrouble();
+        }
+    }
+
+    /**
+     * Every hold is presumed lost from now on. A second report of the same trouble, while still disconnected, costs
+     * nothing: no hold is granted meanwhile, and an attempt that spans the trouble gives a hold presumed lost anyway.
+     * Often runs on ZooKeeper's event thread, so nothing here waits: checkNow only schedules the engine's check.
+     */
+    private void connectionTrouble() {
+        epoch.incrementAndGet();
+        handedOff.clear(); // their events may never come; one spurious wake-up at worst
+        subscriptions.forEach(Sub::invalidate);
+        checkNow.run(); // renew now reports every hold of the old epoch gone, without a round trip
+    }
+
+    /**
+     * Makes the ZooKeeper handles of a Curator client this library builds, each with a watcher that hands connection
+     * events to the store before Curator's own watcher gets them: Curator answers Expired by closing the handle, which
+     * ends the session on the server at once (so a waiter may be granted the lock) if the connection is still up, and
+     * only then passes the event on.
+     */
+    static final class HandleFactory implements ZookeeperFactory {
+        private static final ZookeeperFactory DEFAULT = new DefaultZookeeperFactory();
+        /** Set once the store exists; the Curator client is started after that. */
+        private volatile @Nullable ZooKeeperLockStore store;
+
+        @Override
+        public ZooKeeper newZooKeeper(String connectString, int sessionTimeout, Watcher curators, boolean canBeReadOnly)
+                throws Exception {
+            Watcher storeFirst = event -> {
+                ZooKeeperLockStore s = store;
+                try {
+                    if (s != null) {
+                        s.connectionEvent(event);
+                    }
+                } finally {
+                    curators.process(event);
+                }
+            };
+            return DEFAULT.newZooKeeper(connectString, sessionTimeout, storeFirst, canBeReadOnly);
         }
     }
 

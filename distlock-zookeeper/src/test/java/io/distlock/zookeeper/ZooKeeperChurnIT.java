@@ -53,7 +53,8 @@ class ZooKeeperChurnIT {
                 true,
                 new DefaultACLProvider(),
                 ZooKeeperLockClient.DEFAULT_ROOT_PATH,
-                ZooKeeperTestServers.SESSION_TIMEOUT);
+                ZooKeeperTestServers.SESSION_TIMEOUT,
+                null);
         store.start();
     }
 

@@ -90,7 +90,8 @@ class ZooKeeperHandOffIT {
                 true,
                 raw ? new DefaultACLProvider() : null,
                 ZooKeeperLockClient.DEFAULT_ROOT_PATH,
-                Duration.ofMillis(SESSION_MILLIS));
+                Duration.ofMillis(SESSION_MILLIS),
+                null);
         store.start();
         closeAfter.add(0, store);
         return new Client(store, curator);

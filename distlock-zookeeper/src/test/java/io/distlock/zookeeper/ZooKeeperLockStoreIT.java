@@ -15,14 +15,21 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.test.TestingServer;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Testable;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -403,6 +410,141 @@ class ZooKeeperLockStoreIT {
                 .as("the holder's client works on its new session")
                 .isTrue();
         lock.unlock();
+    }
+
+    /**
+     * The holder's handle reports its session expired while the connection is up: what ZooKeeper's
+     * injectSessionExpiration does first (Curator injects one itself after a suspension as long as the session
+     * timeout), queued alone here so that the connection stays up. Curator answers by closing the handle, which ends
+     * the session on the server, and tells its listeners only after that, from its connection-state thread, held up
+     * here (in CI such a waiter was granted 103 ms before the holder was told). The store hears of the expiry from the
+     * handle, before Curator: the holder is told without Curator's LOST, and the engine's check is under way before
+     * the server closes the session; it then races the server's close and the waiter's wake-up, so the order of the
+     * two is asserted where a quorum write sets the pace (ZooKeeperClusterIT). Curator's LOST, once it comes, finds
+     * the holder's new session connected and must leave its holds alone.
+     */
+    @Test
+    void expiredWhileConnected_curatorsStateThreadHeldUp_holderToldAtOnce_newSessionsHoldOutlivesTheLateLost()
+            throws Exception {
+        ZooKeeperLockClient holderClient = client(Duration.ofSeconds(90)); // holds checked every 30 s: events tell
+        CuratorFramework curator = holderClient.curator();
+        StateThreadHeldUp stateThread = StateThreadHeldUp.on(curator);
+        RecordingLockListener listener = new RecordingLockListener();
+        DistributedLock lock = holderClient.lock("x");
+        lock.addListener(listener);
+        LockHold held = lock.acquire();
+        AtomicReference<LockHold> next = new AtomicReference<>();
+        Thread waiter = acquireInThread(client().lock("x"), next);
+        Eventually.within(
+                Timing.seconds(5), "waiter queued", () -> entriesQuietly("x").size() == 2);
+
+        LockHold again;
+        try {
+            curator.getZookeeperClient()
+                    .getZooKeeper()
+                    .getTestable()
+                    .queueEvent(
+                            new WatchedEvent(Watcher.Event.EventType.None, Watcher.Event.KeeperState.Expired, null));
+            Eventually.within(
+                    Timing.seconds(2), "holder told lost while Curator's state thread is held up", () -> listener.lost()
+                            .contains(held.fencingToken()));
+            assertThat(held.isValid()).isFalse();
+            assertThatThrownBy(held::release).isInstanceOf(LockLostException.class);
+            waiter.join(Timing.seconds(10).toMillis());
+            LockHold theirs = Objects.requireNonNull(next.get(), "the waiter got the lock");
+            assertThat(theirs.fencingToken()).isGreaterThan(held.fencingToken());
+            theirs.release();
+            again = lock.acquire(); // in the holder's new session
+        } finally {
+            stateThread.release();
+        }
+        Eventually.within(
+                Timing.seconds(5),
+                "Curator's late LOST delivered, then its RECONNECTED",
+                () -> stateThread.seen().lastIndexOf(ConnectionState.RECONNECTED)
+                        > stateThread.seen().indexOf(ConnectionState.LOST));
+        assertThat(again.isValid())
+                .as("a hold of the new session outlives the old session's late LOST")
+                .isTrue();
+        again.release(); // would throw LockLostException had the late LOST counted
+    }
+
+    /**
+     * A holder cut off from the server is told as soon as its handle sees the connection drop, not when Curator's
+     * connection-state thread gets round to it: the server may expire the session a third of the session timeout
+     * later. Through a Curator client given by the user, whose events the store hears through Curator's event listener.
+     */
+    @Test
+    void disconnected_curatorsStateThreadHeldUp_holderToldAtOnce() throws Exception {
+        CuratorFramework given = ZooKeeperTestServers.adminClient(server.getConnectString());
+        closeAfter.add(given);
+        ZooKeeperLockClient c = ZooKeeperLockClient.builder()
+                .curator(given)
+                .leaseTime(Duration.ofSeconds(90)) // holds checked every 30 s: events tell
+                .build();
+        closeAfter.add(0, c);
+        StateThreadHeldUp stateThread = StateThreadHeldUp.on(given);
+        RecordingLockListener listener = new RecordingLockListener();
+        DistributedLock lock = c.lock("cut-off");
+        lock.addListener(listener);
+        LockHold held = lock.acquire();
+        try {
+            given.getZookeeperClient().getZooKeeper().getTestable().closeSocket();
+            Eventually.within(Timing.seconds(3), "listener told lost", () -> listener.lost()
+                    .contains(held.fencingToken()));
+            assertThat(held.isValid()).isFalse();
+        } finally {
+            stateThread.release();
+        }
+        assertThatThrownBy(held::release).isInstanceOf(LockLostException.class);
+    }
+
+    /**
+     * Holds up Curator's connection-state thread from the next state change until released, as a slow listener of the
+     * application can. A blip that changes nothing gets the thread in: Disconnected and SyncConnected events queued on
+     * the handle, whose connection stays up (Curator reports SUSPENDED, RECONNECTED).
+     */
+    private static final class StateThreadHeldUp implements ConnectionStateListener {
+        private final CountDownLatch in = new CountDownLatch(1);
+        private final CountDownLatch out = new CountDownLatch(1);
+        private final List<ConnectionState> seen = new CopyOnWriteArrayList<>();
+
+        static StateThreadHeldUp on(CuratorFramework curator) throws Exception {
+            StateThreadHeldUp held = new StateThreadHeldUp();
+            curator.getConnectionStateListenable().addListener(held);
+            Testable handle = curator.getZookeeperClient().getZooKeeper().getTestable();
+            handle.queueEvent(
+                    new WatchedEvent(Watcher.Event.EventType.None, Watcher.Event.KeeperState.Disconnected, null));
+            handle.queueEvent(
+                    new WatchedEvent(Watcher.Event.EventType.None, Watcher.Event.KeeperState.SyncConnected, null));
+            assertThat(held.in.await(Timing.seconds(5).toMillis(), TimeUnit.MILLISECONDS))
+                    .as("Curator's connection-state thread held up")
+                    .isTrue();
+            Eventually.within(Timing.seconds(5), "connected again", () -> curator.getZookeeperClient()
+                    .isConnected());
+            return held;
+        }
+
+        @Override
+        public void stateChanged(CuratorFramework client, ConnectionState newState) {
+            seen.add(newState);
+            if (in.getCount() > 0) {
+                in.countDown();
+                try {
+                    var unused = out.await(Timing.seconds(60).toMillis(), TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        List<ConnectionState> seen() {
+            return List.copyOf(seen);
+        }
+
+        void release() {
+            out.countDown();
+        }
     }
 
     // ---------------------------------------------------------------- builder
