@@ -926,10 +926,21 @@ public final class LockEngine implements LockClient {
         }
     }
 
-    /** The hold ended without its owner's release. Tells listeners once. */
+    /** The hold ended without its owner's release. Tells listeners once, then ends the hold in the store if needed. */
     void markLost(HoldImpl h, @Nullable Throwable cause) {
+        if (tellLost(h, cause)) {
+            endLostInStore(h);
+        }
+    }
+
+    /**
+     * Marks the hold lost and tells its listeners, once. Returns whether the hold is still to be ended in the store
+     * ({@link #endLostInStore}): a caller that found several holds lost tells them all first, since ending one may be a
+     * round trip, and a slow one when the store cannot be reached (which is often why the holds were lost).
+     */
+    boolean tellLost(HoldImpl h, @Nullable Throwable cause) {
         if (!h.finish(HoldImpl.LOST)) {
-            return;
+            return false;
         }
         stopRenewal(h);
         LockState s = h.state;
@@ -950,8 +961,13 @@ public final class LockEngine implements LockClient {
         log.warn("distlock: lost lock '{}' (fencing token {}, owner {})", h.name(), h.fencingToken, h.owner);
         metrics.lost(h.name());
         h.lock.fireLost(h.fencingToken, cause);
-        if (!traits.expiresHolds() && cause == null && !ownerHoldsAgain(s, h)) {
-            abandonHoldQuietly(h); // the store keeps no lease: end the hold there too
+        return !traits.expiresHolds() && cause == null; // the store keeps no lease: end the hold there too
+    }
+
+    /** Ends a hold that {@link #tellLost} reported lost in the store, unless its owner holds the lock again. */
+    void endLostInStore(HoldImpl h) {
+        if (!ownerHoldsAgain(h.state, h)) {
+            abandonHoldQuietly(h);
         }
     }
 

@@ -95,8 +95,15 @@ final class FakeLockStore implements LockStore {
         return Attempt.acquired(fences.merge(key.name(), 1L + spare, Long::sum) - spare, spare);
     }
 
+    /** Runs at the start of every abandonHold, as a slow or unreachable store would hold it up. */
+    volatile @Nullable Runnable duringAbandonHold;
+
     @Override
     public void abandonHold(HeldLock hold) {
+        Runnable during = duringAbandonHold;
+        if (during != null) {
+            during.run();
+        }
         abandonedHolds.add(hold);
         LockStore.super.abandonHold(hold);
     }

@@ -13,6 +13,7 @@ import io.distlock.spi.OwnerId;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -249,6 +250,59 @@ class LockEngineTest {
         assertThat(successorToken.get()).as("a succession").isEqualTo(acquired + 1);
         assertThat(store.abandonedHolds).containsExactly(new HeldLock(new LockKey("l"), acquiring, acquired));
         assertThat(store.holders.get("l")).as("the other owner's hold stays").isEqualTo(new OwnerId("other:t1"));
+    }
+
+    /**
+     * Holds that one renewal finds lost are all told before any of them is ended in the store: in a store without
+     * leases of its own each ending is a round trip, a slow one when the store cannot be reached.
+     */
+    @Test
+    void holdsFoundLostTogether_areAllToldBeforeAnyIsEndedInTheStore() throws Exception {
+        store.expiresHolds = false;
+        LockEngine engine = engine(Duration.ofSeconds(30));
+        List<String> told = new CopyOnWriteArrayList<>();
+        List<LockHold> holds = new ArrayList<>();
+        for (String name : List.of("a", "b", "c")) {
+            DistributedLock lock = engine.lock(name);
+            lock.addListener(new io.distlock.LockListener() {
+                @Override
+                public void lost(String n, long token, @org.jspecify.annotations.Nullable Throwable cause) {
+                    told.add(n);
+                }
+            });
+            holds.add(lock.acquire());
+            store.holders.put(name, new OwnerId("other:t1")); // taken over behind the client's back
+        }
+        CountDownLatch inAbandon = new CountDownLatch(1);
+        CountDownLatch storeBack = new CountDownLatch(1);
+        List<String> toldAtFirstAbandon = new CopyOnWriteArrayList<>();
+        store.duringAbandonHold = () -> {
+            if (inAbandon.getCount() > 0) {
+                toldAtFirstAbandon.addAll(told);
+                inAbandon.countDown();
+            }
+            try {
+                var unused = storeBack.await(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        Thread tick = new Thread(engine::tickWatchdog);
+        tick.start();
+        try {
+            assertThat(inAbandon.await(5, TimeUnit.SECONDS))
+                    .as("a lost hold ended in the store")
+                    .isTrue();
+            assertThat(toldAtFirstAbandon).containsExactlyInAnyOrder("a", "b", "c");
+        } finally {
+            storeBack.countDown();
+            tick.join(5000);
+        }
+        assertThat(store.abandonedHolds).hasSize(3);
+        for (LockHold h : holds) {
+            assertThat(h.isValid()).isFalse();
+            assertThatThrownBy(h::release).isInstanceOf(LockLostException.class);
+        }
     }
 
     /** On a store that subscribes freely, an acquire of a name that was just busy subscribes before its attempt. */
