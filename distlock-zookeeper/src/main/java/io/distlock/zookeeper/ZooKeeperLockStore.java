@@ -129,7 +129,8 @@ import org.slf4j.LoggerFactory;
  * (an expiry reported by the client itself, as by ZooKeeper's injectSessionExpiration, which Curator uses too): the
  * server may then grant the lock before any Curator listener runs, and only the handle's own watcher hears of the
  * expiry first. SUSPENDED and LOST still count if the connection is down as they come; once it is back they are old
- * news, and must not end the holds granted since.
+ * news, and must not end the holds granted since. A namespaced Curator client (usingNamespace) has no event listener
+ * to offer: the store then hears trouble through Curator's connection states alone, and counts every one of them.
  *
  * Wake-ups. The watch of a subscribed lock node wakes the engine whenever an entry is deleted. Persistent watches
  * die with a session, so they are added again after RECONNECTED, with a new snapshot, and every subscriber is woken
@@ -184,7 +185,13 @@ final class ZooKeeperLockStore implements LockStore {
         }
     };
 
+    /** Whether the store listens to Curator's event listener (a Curator client handed in, not namespaced). */
     private final boolean hearsThroughCurator;
+    /**
+     * Whether the handle's connection events reach the store (connectionEvent); if not, Curator's connection states are
+     * all it hears.
+     */
+    private final boolean hearsEvents;
     /** The engine's "check your holds now", run on connection trouble so listeners hear of a loss at once. */
     private volatile Runnable checkNow = () -> {};
 
@@ -259,12 +266,20 @@ final class ZooKeeperLockStore implements LockStore {
             return t;
         });
         curator.getConnectionStateListenable().addListener(stateListener);
-        this.hearsThroughCurator = handles == null;
+        boolean throughCurator = false;
         if (handles != null) {
             handles.store = this;
         } else {
-            curator.getCuratorListenable().addListener(eventListener);
+            try {
+                curator.getCuratorListenable().addListener(eventListener);
+                throughCurator = true;
+            } catch (UnsupportedOperationException e) {
+                // a namespaced facade (usingNamespace) offers no event listener: Curator's connection states only
+                log.debug("distlock: {} has no event listener; connection trouble heard through its states", curator);
+            }
         }
+        this.hearsThroughCurator = throughCurator;
+        this.hearsEvents = handles != null || throughCurator;
     }
 
     /** Creates the root path if needed. */
@@ -1159,7 +1174,7 @@ final class ZooKeeperLockStore implements LockStore {
         switch (state) {
             case SUSPENDED, LOST -> {
                 // as a rule heard already from the event thread; once the connection is back it is old news
-                if (!curator.getZookeeperClient().isConnected()) {
+                if (!hearsEvents || !curator.getZookeeperClient().isConnected()) {
                     connectionTrouble();
                 }
             }

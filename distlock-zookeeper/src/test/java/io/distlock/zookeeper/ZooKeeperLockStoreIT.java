@@ -562,6 +562,34 @@ class ZooKeeperLockStoreIT {
         assertThat(mine.getZookeeperClient().isConnected()).isTrue();
     }
 
+    /**
+     * A namespaced Curator client (usingNamespace) has no event listener to offer: the store hears connection trouble
+     * through Curator's connection states alone, still at once, and its nodes go under the namespace.
+     */
+    @Test
+    void givenNamespacedCurator_works_andASuspendedConnectionIsReportedAtOnce() throws Exception {
+        CuratorFramework mine = ZooKeeperTestServers.adminClient(server.getConnectString());
+        closeAfter.add(mine);
+        ZooKeeperLockClient c = ZooKeeperLockClient.builder()
+                .curator(mine.usingNamespace("app"))
+                .leaseTime(Duration.ofSeconds(90)) // holds checked every 30 s
+                .build();
+        closeAfter.add(0, c);
+        RecordingLockListener listener = new RecordingLockListener();
+        DistributedLock lock = c.lock("namespaced");
+        lock.addListener(listener);
+        lock.lock();
+        long token = lock.fencingToken();
+        assertThat(admin.getChildren().forPath("/app" + ZooKeeperTestServers.lockPath("namespaced")))
+                .hasSize(1);
+        server.stop();
+        Eventually.within(
+                Timing.seconds(5), "listener told lost", () -> listener.lost().contains(token));
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+        server.restart();
+        assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
+    }
+
     @Test
     void givenCurator_closingTheClient_deletesItsWaitingNodes() throws Exception {
         CuratorFramework mine = ZooKeeperTestServers.adminClient(server.getConnectString());
