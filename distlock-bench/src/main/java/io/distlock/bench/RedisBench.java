@@ -404,16 +404,24 @@ public final class RedisBench {
         return LockProvider.factory(FENCED_OWN, () -> {
             ClientResources resources = DefaultClientResources.create();
             RedisClient client = RedisClient.create(resources, RedisURI.create(uri));
-            client.setOptions(NO_COMMAND_TIMERS);
-            StatefulRedisConnection<String, String> conn = client.connect();
-            RedisCommands<String, String> cmd = conn.sync();
-            String acquire = cmd.scriptLoad(FencedLock.ACQUIRE);
-            String release = cmd.scriptLoad(BareLock.RELEASE);
-            return provider(name -> new FencedLock(cmd, acquire, release, runId + ":fo:{" + name + "}"), () -> {
-                conn.close();
+            Runnable shutdown = () -> {
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
                 var unused = resources.shutdown(0, 2, TimeUnit.SECONDS);
-            });
+            };
+            try {
+                client.setOptions(NO_COMMAND_TIMERS);
+                StatefulRedisConnection<String, String> conn = client.connect();
+                RedisCommands<String, String> cmd = conn.sync();
+                String acquire = cmd.scriptLoad(FencedLock.ACQUIRE);
+                String release = cmd.scriptLoad(BareLock.RELEASE);
+                return provider(name -> new FencedLock(cmd, acquire, release, runId + ":fo:{" + name + "}"), () -> {
+                    conn.close();
+                    shutdown.run();
+                });
+            } catch (RuntimeException e) {
+                shutdown.run();
+                throw e;
+            }
         });
     }
 

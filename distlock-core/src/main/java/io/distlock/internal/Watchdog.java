@@ -138,15 +138,23 @@ final class Watchdog {
                 }
             }
             // every lost hold is told before any is ended in the store (a round trip each, where the store keeps no
-            // leases): the last of a hundred holds is not told a hundred round trips late
+            // leases): the last of a hundred holds is not told a hundred round trips late. A hold whose telling failed
+            // (a metrics hook that threw) does not keep the others from being ended there
             List<HoldImpl> toEnd = new ArrayList<>();
-            for (HoldImpl h : lost) {
-                if (engine.tellLost(h, null)) {
-                    toEnd.add(h);
+            try {
+                for (HoldImpl h : lost) {
+                    try {
+                        if (engine.tellLost(h, null)) {
+                            toEnd.add(h);
+                        }
+                    } catch (RuntimeException e) {
+                        log.error("distlock: telling that '{}' was lost failed", h.name(), e);
+                    }
                 }
-            }
-            for (HoldImpl h : toEnd) {
-                engine.endLostInStore(h);
+            } finally {
+                for (HoldImpl h : toEnd) {
+                    engine.endLostInStore(h);
+                }
             }
         } catch (RuntimeException e) {
             log.error("distlock: watchdog tick failed", e);

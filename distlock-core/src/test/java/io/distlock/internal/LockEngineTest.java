@@ -305,6 +305,40 @@ class LockEngineTest {
         }
     }
 
+    /** A lost hold whose telling throws (a metrics hook) keeps neither the others from being told nor from being ended. */
+    @Test
+    void holdsFoundLostTogether_aTellingThatThrows_othersStillToldAndEndedInTheStore() throws Exception {
+        store.expiresHolds = false;
+        LockEngine engine = LockEngine.create(
+                store,
+                EngineConfig.defaults()
+                        .withWatchdogLease(Duration.ofSeconds(30))
+                        .withMetrics(new LockMetrics() {
+                            @Override
+                            public void lost(String name) {
+                                if (name.equals("b")) {
+                                    throw new IllegalStateException("metrics backend down");
+                                }
+                            }
+                        }));
+        engines.add(engine);
+        List<LockHold> holds = new ArrayList<>();
+        for (String name : List.of("a", "b", "c")) {
+            holds.add(engine.lock(name).acquire());
+            store.holders.put(name, new OwnerId("other:t1")); // taken over behind the client's back
+        }
+
+        engine.tickWatchdog();
+
+        for (LockHold h : holds) {
+            assertThat(h.isValid()).isFalse();
+        }
+        assertThat(store.abandonedHolds)
+                .extracting(held -> held.key().name())
+                .as("ended in the store, but for the one whose telling threw")
+                .containsExactlyInAnyOrder("a", "c");
+    }
+
     /** On a store that subscribes freely, an acquire of a name that was just busy subscribes before its attempt. */
     @Test
     void contendedAcquire_onAStoreThatSubscribesFreely_makesOneAttemptBeforeWaiting() throws Exception {

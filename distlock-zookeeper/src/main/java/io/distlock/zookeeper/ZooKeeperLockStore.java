@@ -53,6 +53,7 @@ import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.Watcher.WatcherType;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.client.ZKClientConfig;
 import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -1173,9 +1174,15 @@ final class ZooKeeperLockStore implements LockStore {
     private void stateChanged(CuratorFramework client, ConnectionState state) {
         switch (state) {
             case SUSPENDED, LOST -> {
-                // as a rule heard already from the event thread; once the connection is back it is old news
+                // as a rule heard already from the event thread; once the connection is back it must not end the holds
+                // granted since, but a LOST may still be news: Curator's reset() of a connected client (a changed
+                // connect string, a reset by the application) closes the session with only a Closed event, then
+                // reports LOST once the new one is up. So check every hold now: the check's read ends the holds of
+                // an earlier session (their entries' ephemeral owner), not those of this one.
                 if (!hearsEvents || !curator.getZookeeperClient().isConnected()) {
                     connectionTrouble();
+                } else {
+                    checkNow.run();
                 }
             }
             case RECONNECTED -> submit(this::afterReconnect);
@@ -1198,9 +1205,11 @@ final class ZooKeeperLockStore implements LockStore {
      * Often runs on ZooKeeper's event thread, so nothing here waits: checkNow only schedules the engine's check.
      */
     private void connectionTrouble() {
-        epoch.incrementAndGet();
         handedOff.clear(); // their events may never come; one spurious wake-up at worst
+        // the mirrors before the epoch: an attempt that reads the new epoch must not be granted from a mirror of the
+        // old connection (its hold would carry the new epoch and never be presumed lost)
         subscriptions.forEach(Sub::invalidate);
+        epoch.incrementAndGet();
         checkNow.run(); // renew now reports every hold of the old epoch gone, without a round trip
     }
 
@@ -1218,7 +1227,24 @@ final class ZooKeeperLockStore implements LockStore {
         @Override
         public ZooKeeper newZooKeeper(String connectString, int sessionTimeout, Watcher curators, boolean canBeReadOnly)
                 throws Exception {
-            Watcher storeFirst = event -> {
+            return DEFAULT.newZooKeeper(connectString, sessionTimeout, storeFirst(curators), canBeReadOnly);
+        }
+
+        @Override
+        public ZooKeeper newZooKeeper(
+                String connectString,
+                int sessionTimeout,
+                Watcher curators,
+                boolean canBeReadOnly,
+                @Nullable ZKClientConfig config)
+                throws Exception {
+            // the default would build a handle with Curator's watcher alone when a config is given
+            return DEFAULT.newZooKeeper(connectString, sessionTimeout, storeFirst(curators), canBeReadOnly, config);
+        }
+
+        /** Curator's watcher, with the store told of each event first. */
+        private Watcher storeFirst(Watcher curators) {
+            return event -> {
                 ZooKeeperLockStore s = store;
                 try {
                     if (s != null) {
@@ -1228,7 +1254,6 @@ final class ZooKeeperLockStore implements LockStore {
                     curators.process(event);
                 }
             };
-            return DEFAULT.newZooKeeper(connectString, sessionTimeout, storeFirst, canBeReadOnly);
         }
     }
 

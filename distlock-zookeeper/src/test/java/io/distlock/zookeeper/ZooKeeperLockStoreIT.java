@@ -471,11 +471,16 @@ class ZooKeeperLockStoreIT {
         } finally {
             stateThread.release();
         }
-        Eventually.within(
-                Timing.seconds(5),
-                "Curator's late LOST delivered, then its RECONNECTED",
-                () -> stateThread.seen().lastIndexOf(ConnectionState.RECONNECTED)
-                        > stateThread.seen().indexOf(ConnectionState.LOST));
+        // the store's state listener runs before the test's on Curator's thread: once the test has seen LOST, so has
+        // the store (the fake blip's RECONNECTED at the start is not enough: it comes before)
+        Eventually.within(Timing.seconds(5), "Curator's late LOST delivered, then its RECONNECTED", () -> {
+            List<ConnectionState> seen = stateThread.seen();
+            return seen.contains(ConnectionState.LOST)
+                    && seen.lastIndexOf(ConnectionState.RECONNECTED) > seen.indexOf(ConnectionState.LOST);
+        });
+        // a late LOST has every hold checked, one round trip to this local server: give it time to end this one if
+        // it were going to
+        Timing.sleep(Duration.ofSeconds(1));
         assertThat(again.isValid())
                 .as("a hold of the new session outlives the old session's late LOST")
                 .isTrue();
