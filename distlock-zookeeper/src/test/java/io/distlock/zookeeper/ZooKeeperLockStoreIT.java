@@ -488,6 +488,30 @@ class ZooKeeperLockStoreIT {
     }
 
     /**
+     * Curator's reset() of a connected client closes the session (the server deletes its entries at once) with only a
+     * Closed event on the old handle, and reports LOST once the new session is up: the holder is told then, not at the
+     * next check.
+     */
+    @Test
+    void sessionResetWhileConnected_holderToldAtTheLateLost_notAtTheNextCheck() throws Exception {
+        ZooKeeperLockClient c = client(Duration.ofSeconds(90)); // holds checked every 30 s
+        RecordingLockListener listener = new RecordingLockListener();
+        DistributedLock lock = c.lock("reset");
+        lock.addListener(listener);
+        LockHold held = lock.acquire();
+        long session = c.curator().getZookeeperClient().getZooKeeper().getSessionId();
+
+        c.curator().getZookeeperClient().reset();
+
+        Eventually.within(
+                Timing.seconds(5), "listener told lost", () -> listener.lost().contains(held.fencingToken()));
+        assertThat(c.curator().getZookeeperClient().getZooKeeper().getSessionId())
+                .as("a new session")
+                .isNotEqualTo(session);
+        assertThatThrownBy(held::release).isInstanceOf(LockLostException.class);
+    }
+
+    /**
      * A holder cut off from the server is told as soon as its handle sees the connection drop, not when Curator's
      * connection-state thread gets round to it: the server may expire the session a third of the session timeout
      * later. Through a Curator client given by the user, whose events the store hears through Curator's event listener.
