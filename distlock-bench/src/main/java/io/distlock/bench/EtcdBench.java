@@ -80,8 +80,7 @@ public final class EtcdBench {
             report.section("Uncontended acquire+release, 1 thread");
             report.table(unc, false);
             List<Result> inter = interleaved(admin, ns, timing, fs);
-            report.section(
-                    "Uncontended, interleaved: one operation of each in turn, in a random order each round, 1 thread");
+            report.section(Harness.INTERLEAVED_SECTION);
             report.line("The phases above run one after another, so load from other processes can favour one of them;"
                     + " here every implementation takes one operation in turn for the whole window, so all see the same"
                     + " load. ops/s = operations / the time spent in them. raw put is one Raft write, the floor of"
@@ -232,8 +231,8 @@ public final class EtcdBench {
 
     /**
      * raw put, raw put+delete and each factory's lock()+unlock(), one operation of each in turn (in a random order
-     * each round) for the warm-up and then the measured window; each result's rate is its operations over the time spent in
-     * them, so load that comes and goes hits all of them alike.
+     * each round) for the warm-up and then the measured window; each result's rate is its operations over the time
+     * spent in them, so load that comes and goes hits all of them alike.
      */
     private static List<Result> interleaved(
             Client admin, String ns, Timing timing, List<LockProvider.Factory> factories) {

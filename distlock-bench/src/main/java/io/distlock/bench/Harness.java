@@ -451,6 +451,10 @@ final class Harness {
         return out;
     }
 
+    /** The report section title of an {@link #interleaved} uncontended phase. */
+    static final String INTERLEAVED_SECTION =
+            "Uncontended, interleaved: one operation of each in turn, in a random order each round, 1 thread";
+
     /** The seed of {@link #interleaved}'s orders. */
     static final long INTERLEAVE_SEED = 0x5EED_0F_0DE5L;
 

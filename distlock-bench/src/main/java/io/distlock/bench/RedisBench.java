@@ -216,8 +216,7 @@ public final class RedisBench {
      */
     public static void uncontended(String uri, Duration phase, PrintStream out) {
         only(uri, phase, out, "Redis, uncontended (interleaved) only", b -> {
-            b.report.section(
-                    "Uncontended, interleaved: one operation of each in turn, in a random order each round, 1 thread");
+            b.report.section(Harness.INTERLEAVED_SECTION);
             List<Result> inter = b.interleavedUncontended();
             b.report.table(inter, false);
             b.floorRatios(inter);
@@ -396,30 +395,21 @@ public final class RedisBench {
         });
     }
 
-    /**
-     * The fenced reference on a client of its own (its own Lettuce resources, so an event loop that serves nobody else,
-     * and no per-command timer), set up as distlock sets up its default client.
-     */
+    /** The fenced reference on a client of its own ({@link OwnClient}), as distlock's default client is. */
     LockProvider.Factory fencedOnOwnResources() {
         return LockProvider.factory(FENCED_OWN, () -> {
-            ClientResources resources = DefaultClientResources.create();
-            RedisClient client = RedisClient.create(resources, RedisURI.create(uri));
-            Runnable shutdown = () -> {
-                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-                var unused = resources.shutdown(0, 2, TimeUnit.SECONDS);
-            };
+            OwnClient own = new OwnClient(uri);
             try {
-                client.setOptions(NO_COMMAND_TIMERS);
-                StatefulRedisConnection<String, String> conn = client.connect();
+                StatefulRedisConnection<String, String> conn = own.client.connect();
                 RedisCommands<String, String> cmd = conn.sync();
                 String acquire = cmd.scriptLoad(FencedLock.ACQUIRE);
                 String release = cmd.scriptLoad(BareLock.RELEASE);
                 return provider(name -> new FencedLock(cmd, acquire, release, runId + ":fo:{" + name + "}"), () -> {
                     conn.close();
-                    shutdown.run();
+                    own.close();
                 });
             } catch (RuntimeException e) {
-                shutdown.run();
+                own.close();
                 throw e;
             }
         });
@@ -517,8 +507,7 @@ public final class RedisBench {
         }
         report.table(unc, false);
 
-        report.section(
-                "Uncontended, interleaved: one operation of each in turn, in a random order each round, 1 thread");
+        report.section(Harness.INTERLEAVED_SECTION);
         report.line("The phases above run one after another, so load from other processes can favour one of them; here"
                 + " every implementation takes one operation in turn for the whole window, so all see the same load."
                 + " ops/s = operations / the time spent in them. The uncontended targets are read from this table.");
@@ -735,12 +724,8 @@ public final class RedisBench {
      */
     private List<Result> interleavedUncontended() {
         RedisCommands<String, String> cmd = admin.sync();
-        // a connection set up as distlock sets up its own: its own Lettuce resources, so its own event loop, and no
-        // per-command timer
-        ClientResources ownResources = DefaultClientResources.create();
-        RedisClient own = RedisClient.create(ownResources, RedisURI.create(uri));
-        own.setOptions(NO_COMMAND_TIMERS);
-        try (StatefulRedisConnection<String, String> ownConnection = own.connect()) {
+        try (OwnClient own = new OwnClient(uri);
+                StatefulRedisConnection<String, String> ownConnection = own.client.connect()) {
             RedisCommands<String, String> ownCmd = ownConnection.sync();
             List<String> labels = new ArrayList<>();
             List<Harness.Body> bodies = new ArrayList<>();
@@ -787,9 +772,31 @@ public final class RedisBench {
                             redisson(false, false)),
                     "ui",
                     timing);
-        } finally {
-            own.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-            var unused = ownResources.shutdown(0, 2, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * A Lettuce client set up as distlock sets up its own: Lettuce resources of its own, so an event loop that serves
+     * nobody else, and no per-command timer. Closing it shuts both down.
+     */
+    private static final class OwnClient implements AutoCloseable {
+        final ClientResources resources = DefaultClientResources.create();
+        final RedisClient client;
+
+        OwnClient(String uri) {
+            try {
+                client = RedisClient.create(resources, RedisURI.create(uri));
+            } catch (RuntimeException e) {
+                var unused = resources.shutdown(0, 2, TimeUnit.SECONDS);
+                throw e;
+            }
+            client.setOptions(NO_COMMAND_TIMERS);
+        }
+
+        @Override
+        public void close() {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            var unused = resources.shutdown(0, 2, TimeUnit.SECONDS);
         }
     }
 

@@ -94,8 +94,7 @@ public final class ZooKeeperBench {
                 report.section("Uncontended acquire+release, 1 thread");
                 report.table(unc, false);
                 List<Result> inter = interleaved(admin, root, timing, fs);
-                report.section(
-                        "Uncontended, interleaved: one operation of each in turn, in a random order each round, 1 thread");
+                report.section(Harness.INTERLEAVED_SECTION);
                 report.line(
                         "The phases above run one after another, so load from other processes can favour one of them;"
                                 + " here each implementation takes one operation in turn (in a random order each round) for the whole"
@@ -312,8 +311,8 @@ public final class ZooKeeperBench {
 
     /**
      * raw create+delete and each factory's lock()+unlock(), one operation of each in turn (in a random order each
-     * round) for the warm-up and then the measured window; each result's rate is its operations over the time spent in them,
-     * so load that comes and goes hits all of them alike.
+     * round) for the warm-up and then the measured window; each result's rate is its operations over the time spent in
+     * them, so load that comes and goes hits all of them alike.
      */
     private static List<Result> interleaved(
             CuratorFramework admin, String root, Timing timing, List<LockProvider.Factory> factories) throws Exception {

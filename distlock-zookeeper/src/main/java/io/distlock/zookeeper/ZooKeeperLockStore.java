@@ -129,9 +129,11 @@ import org.slf4j.LoggerFactory;
  * before it passes the event on, and that close ends the session on the server at once if the connection is still up
  * (an expiry reported by the client itself, as by ZooKeeper's injectSessionExpiration, which Curator uses too): the
  * server may then grant the lock before any Curator listener runs, and only the handle's own watcher hears of the
- * expiry first. SUSPENDED and LOST still count if the connection is down as they come; once it is back they are old
- * news, and must not end the holds granted since. A namespaced Curator client (usingNamespace) has no event listener
- * to offer: the store then hears trouble through Curator's connection states alone, and counts every one of them.
+ * expiry first. SUSPENDED and LOST still count if the connection is down as they come; once it is back they must not
+ * end the holds granted since, so they only have every hold checked (a LOST may still be news: Curator's reset of a
+ * connected client closes the session with no Disconnected or Expired event), and the check's read ends just the holds
+ * of an earlier session. A namespaced Curator client (usingNamespace) has no event listener to offer: the store then
+ * hears trouble through Curator's connection states alone, and counts every one of them.
  *
  * Wake-ups. The watch of a subscribed lock node wakes the engine whenever an entry is deleted. Persistent watches
  * die with a session, so they are added again after RECONNECTED, with a new snapshot, and every subscriber is woken
@@ -1174,11 +1176,9 @@ final class ZooKeeperLockStore implements LockStore {
     private void stateChanged(CuratorFramework client, ConnectionState state) {
         switch (state) {
             case SUSPENDED, LOST -> {
-                // as a rule heard already from the event thread; once the connection is back it must not end the holds
-                // granted since, but a LOST may still be news: Curator's reset() of a connected client (a changed
-                // connect string, a reset by the application) closes the session with only a Closed event, then
-                // reports LOST once the new one is up. So check every hold now: the check's read ends the holds of
-                // an earlier session (their entries' ephemeral owner), not those of this one.
+                // as a rule heard already from the event thread; once connected again, only a check (see Hearing of
+                // trouble): Curator's reset() of a connected client (a changed connect string, a reset by the
+                // application) reports LOST after the new session is up
                 if (!hearsEvents || !curator.getZookeeperClient().isConnected()) {
                     connectionTrouble();
                 } else {
