@@ -41,6 +41,36 @@ public interface LockClient extends AutoCloseable {
      */
     DistributedLock fairLock(String name);
 
+    /**
+     * Returns the read-write lock with this name: many readers or one writer, each hold with its own lease; see {@link
+     * DistributedReadWriteLock}.
+     *
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is blank
+     * @throws IllegalStateException if the client is closed
+     */
+    DistributedReadWriteLock readWriteLock(String name);
+
+    /**
+     * Returns the semaphore with this name and {@code permits} permits in all, across every client; every acquisition
+     * is an owned, leased {@link PermitHold}. The size is stored with the semaphore by its first user: asking for the
+     * same name with another size fails with {@link IllegalStateException} when the semaphore is used.
+     *
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is blank or {@code permits} is not positive
+     * @throws IllegalStateException if the client is closed
+     */
+    DistributedSemaphore semaphore(String name, int permits);
+
+    /**
+     * Returns the count-down latch with this name; see {@link DistributedCountDownLatch}.
+     *
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is blank
+     * @throws IllegalStateException if the client is closed
+     */
+    DistributedCountDownLatch countDownLatch(String name);
+
     /** The identity of this client in the store: unique per instance, part of every owner id it writes. */
     String clientId();
 

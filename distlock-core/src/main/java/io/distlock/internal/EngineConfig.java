@@ -14,12 +14,19 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param metrics metrics hooks
  * @param handOffLimit how many times in a row a release may hand the lock straight to a waiting thread of the same
  *     client before it releases through the store, giving other clients a chance
+ * @param latchExpiry how long a count-down latch's data stays in the store without a change
  */
 public record EngineConfig(
-        String clientId, Duration watchdogLease, Ticker ticker, LockMetrics metrics, int handOffLimit) {
+        String clientId,
+        Duration watchdogLease,
+        Ticker ticker,
+        LockMetrics metrics,
+        int handOffLimit,
+        Duration latchExpiry) {
 
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
     public static final int DEFAULT_HAND_OFF_LIMIT = 16;
+    public static final Duration DEFAULT_LATCH_EXPIRY = Duration.ofDays(1);
 
     public EngineConfig {
         Objects.requireNonNull(clientId, "clientId");
@@ -32,12 +39,18 @@ public record EngineConfig(
         if (handOffLimit < 0) {
             throw new IllegalArgumentException("handOffLimit must not be negative: " + handOffLimit);
         }
+        Checks.lease(latchExpiry, "latchExpiry");
     }
 
     /** Defaults with a fresh random client id. */
     public static EngineConfig defaults() {
         return new EngineConfig(
-                newClientId(), DEFAULT_LEASE, Ticker.system(), LockMetrics.NONE, DEFAULT_HAND_OFF_LIMIT);
+                newClientId(),
+                DEFAULT_LEASE,
+                Ticker.system(),
+                LockMetrics.NONE,
+                DEFAULT_HAND_OFF_LIMIT,
+                DEFAULT_LATCH_EXPIRY);
     }
 
     /** A random 64-bit id plus the process id, so an operator can tell which process wrote a hold. */
@@ -48,22 +61,26 @@ public record EngineConfig(
     }
 
     public EngineConfig withClientId(String value) {
-        return new EngineConfig(value, watchdogLease, ticker, metrics, handOffLimit);
+        return new EngineConfig(value, watchdogLease, ticker, metrics, handOffLimit, latchExpiry);
     }
 
     public EngineConfig withWatchdogLease(Duration value) {
-        return new EngineConfig(clientId, value, ticker, metrics, handOffLimit);
+        return new EngineConfig(clientId, value, ticker, metrics, handOffLimit, latchExpiry);
     }
 
     public EngineConfig withTicker(Ticker value) {
-        return new EngineConfig(clientId, watchdogLease, value, metrics, handOffLimit);
+        return new EngineConfig(clientId, watchdogLease, value, metrics, handOffLimit, latchExpiry);
     }
 
     public EngineConfig withMetrics(LockMetrics value) {
-        return new EngineConfig(clientId, watchdogLease, ticker, value, handOffLimit);
+        return new EngineConfig(clientId, watchdogLease, ticker, value, handOffLimit, latchExpiry);
     }
 
     public EngineConfig withHandOffLimit(int value) {
-        return new EngineConfig(clientId, watchdogLease, ticker, metrics, value);
+        return new EngineConfig(clientId, watchdogLease, ticker, metrics, value, latchExpiry);
+    }
+
+    public EngineConfig withLatchExpiry(Duration value) {
+        return new EngineConfig(clientId, watchdogLease, ticker, metrics, handOffLimit, value);
     }
 }

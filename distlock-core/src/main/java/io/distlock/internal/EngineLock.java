@@ -3,42 +3,25 @@ package io.distlock.internal;
 import io.distlock.DistributedLock;
 import io.distlock.LockHold;
 import io.distlock.LockListener;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /** The one {@link DistributedLock} implementation: a view of a name on a {@link LockEngine}. */
 final class EngineLock implements DistributedLock {
-    private static final Logger log = LoggerFactory.getLogger(EngineLock.class);
-
     private final LockEngine engine;
     private final String name;
     final boolean fair;
-    /** Made by the first {@link #addListener}: most locks never have one, and the per-operation calls stay cheap. */
-    private volatile @Nullable CopyOnWriteArrayList<LockListener> listeners;
-
-    private static final VarHandle LISTENERS;
-
-    static {
-        try {
-            LISTENERS = MethodHandles.lookup().findVarHandle(EngineLock.class, "listeners", CopyOnWriteArrayList.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private final Listeners listeners;
 
     EngineLock(LockEngine engine, String name, boolean fair) {
         this.engine = engine;
         this.name = name;
         this.fair = fair;
+        this.listeners = new Listeners(name);
     }
 
     @Override
@@ -140,64 +123,24 @@ final class EngineLock implements DistributedLock {
 
     @Override
     public void addListener(LockListener listener) {
-        Objects.requireNonNull(listener, "listener");
-        CopyOnWriteArrayList<LockListener> ls = listeners;
-        if (ls == null) {
-            // not synchronized on this object: it is the caller's lock object, which the caller may synchronize on
-            LISTENERS.compareAndSet(this, null, new CopyOnWriteArrayList<LockListener>());
-            ls = Objects.requireNonNull(listeners);
-        }
-        ls.add(listener);
+        listeners.add(listener);
     }
 
     @Override
     public void removeListener(LockListener listener) {
-        CopyOnWriteArrayList<LockListener> ls = listeners;
-        if (ls != null) {
-            ls.remove(listener);
-        }
+        listeners.remove(listener);
     }
 
     void fireAcquired(long token) {
-        CopyOnWriteArrayList<LockListener> ls = listeners;
-        if (ls == null) {
-            return;
-        }
-        for (LockListener l : ls) {
-            try {
-                l.acquired(name, token);
-            } catch (RuntimeException e) {
-                log.warn("distlock: listener {} failed on acquired({})", l, name, e);
-            }
-        }
+        listeners.acquired(token);
     }
 
     void fireReleased(long token) {
-        CopyOnWriteArrayList<LockListener> ls = listeners;
-        if (ls == null) {
-            return;
-        }
-        for (LockListener l : ls) {
-            try {
-                l.released(name, token);
-            } catch (RuntimeException e) {
-                log.warn("distlock: listener {} failed on released({})", l, name, e);
-            }
-        }
+        listeners.released(token);
     }
 
     void fireLost(long token, @Nullable Throwable cause) {
-        CopyOnWriteArrayList<LockListener> ls = listeners;
-        if (ls == null) {
-            return;
-        }
-        for (LockListener l : ls) {
-            try {
-                l.lost(name, token, cause);
-            } catch (RuntimeException e) {
-                log.warn("distlock: listener {} failed on lost({})", l, name, e);
-            }
-        }
+        listeners.lost(token, cause);
     }
 
     @Override

@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * One fresh acquisition: of a thread (the {@code Lock} view, counting re-entries) or of a {@link LockHold} handle.
  * The status moves once, from ACTIVE to RELEASED or LOST; whoever wins that race decides what the owner is told.
  */
-final class HoldImpl implements LockHold {
+final class HoldImpl implements LockHold, Watchdog.Renewable<HeldLock> {
     static final int ACTIVE = 0;
     static final int RELEASED = 1;
     static final int LOST = 2;
@@ -169,7 +169,8 @@ final class HoldImpl implements LockHold {
         return status.get() == ACTIVE && engine.ticker().read() - validUntil < 0;
     }
 
-    boolean isActive() {
+    @Override
+    public boolean isActive() {
         return status.get() == ACTIVE;
     }
 
@@ -185,12 +186,19 @@ final class HoldImpl implements LockHold {
         return status.compareAndSet(ACTIVE, to);
     }
 
-    long validUntil() {
+    @Override
+    public long validUntil() {
         return validUntil;
     }
 
-    void renewed(long until) {
+    @Override
+    public void renewed(long until) {
         validUntil = until;
+    }
+
+    @Override
+    public HeldLock storeKey() {
+        return heldLock();
     }
 
     HeldLock heldLock() {

@@ -1,22 +1,30 @@
 package io.distlock.internal;
 
+import io.distlock.DistributedCountDownLatch;
 import io.distlock.DistributedLock;
 import io.distlock.DistributedLockException;
+import io.distlock.DistributedReadWriteLock;
+import io.distlock.DistributedSemaphore;
 import io.distlock.LockAdmin;
 import io.distlock.LockClient;
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.ClaimStore;
+import io.distlock.spi.CounterStore;
 import io.distlock.spi.Grant;
 import io.distlock.spi.HandOff;
+import io.distlock.spi.HeldLock;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.LockStore;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.Subscription;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -86,7 +94,7 @@ import org.slf4j.LoggerFactory;
  * The shared implementation of {@link LockClient} over a {@link LockStore}. A backend's public client delegates to
  * it; see the overview comment in the source for the algorithm.
  */
-public final class LockEngine implements LockClient {
+public final class LockEngine implements LockClient, Watchdog.Engine<HoldImpl, HeldLock> {
     private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
     private static final long FOREVER = Long.MAX_VALUE / 4;
     private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -104,7 +112,7 @@ public final class LockEngine implements LockClient {
     private final Ticker ticker;
     private final LockMetrics metrics;
     private final ScheduledThreadPoolExecutor scheduler;
-    private final Watchdog watchdog;
+    private final Watchdog<HoldImpl, HeldLock> watchdog;
     private final ConcurrentHashMap<String, LockState> states = new ConcurrentHashMap<>();
     private final AtomicLong holdIds = new AtomicLong();
     private final ThreadLocal<OwnerId> threadOwners;
@@ -112,9 +120,14 @@ public final class LockEngine implements LockClient {
     /** Name -> when an attempt for it was last busy; see {@link #recentlyBusy}. Bounded by RECENTLY_BUSY_MAX. */
     private final ConcurrentHashMap<String, Long> recentlyBusy = new ConcurrentHashMap<>();
 
+    private final @Nullable ClaimEngine claims;
+    private final @Nullable CounterStore counters;
+    private final AtomicLong callIds = new AtomicLong();
+
     private volatile boolean closed;
 
-    private LockEngine(LockStore store, EngineConfig config) {
+    private LockEngine(
+            LockStore store, @Nullable ClaimStore claimStore, @Nullable CounterStore counters, EngineConfig config) {
         this.store = Objects.requireNonNull(store, "store");
         this.config = Objects.requireNonNull(config, "config");
         this.traits = store.traits();
@@ -129,22 +142,44 @@ public final class LockEngine implements LockClient {
             return t;
         });
         scheduler.setRemoveOnCancelPolicy(true);
-        this.watchdog = new Watchdog(this, store, ticker, config.watchdogLease());
+        this.watchdog = new Watchdog<>(this, ticker, config.watchdogLease());
+        this.claims = claimStore == null ? null : new ClaimEngine(this, claimStore, config, scheduler);
+        this.counters = counters;
         long tick = Math.max(1, config.watchdogLease().toNanos() / 3);
         this.watchdogTickNanos = tick;
-        scheduler.scheduleWithFixedDelay(watchdog::tick, tick, tick, TimeUnit.NANOSECONDS);
+        scheduler.scheduleWithFixedDelay(this::tickWatchdogs, tick, tick, TimeUnit.NANOSECONDS);
         store.onPossibleLoss(() -> {
             try {
-                scheduler.execute(watchdog::tick);
+                scheduler.execute(this::tickWatchdogs);
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 // closing: nothing left to check
             }
         });
     }
 
-    /** Starts an engine over {@code store}; closing the engine closes the store. */
+    /**
+     * Starts an engine over {@code store}, for a backend without read-write locks, semaphores and latches yet: those
+     * throw {@link UnsupportedOperationException} naming the backend. Closing the engine closes the store.
+     */
     public static LockEngine create(LockStore store, EngineConfig config) {
-        return new LockEngine(store, config);
+        return new LockEngine(store, null, null, config);
+    }
+
+    /**
+     * Starts an engine over the stores of a backend with every primitive: locks over {@code store}, read-write locks
+     * and semaphores over {@code claims}, count-down latches over {@code counters}. Closing the engine closes them.
+     */
+    public static LockEngine create(LockStore store, ClaimStore claims, CounterStore counters, EngineConfig config) {
+        return new LockEngine(
+                store, Objects.requireNonNull(claims, "claims"), Objects.requireNonNull(counters, "counters"), config);
+    }
+
+    private void tickWatchdogs() {
+        watchdog.tick();
+        ClaimEngine c = claims;
+        if (c != null) {
+            c.tick();
+        }
     }
 
     // ---------------------------------------------------------------- LockClient
@@ -159,6 +194,46 @@ public final class LockEngine implements LockClient {
     public DistributedLock fairLock(String name) {
         ensureOpen();
         return new EngineLock(this, Checks.name(name), true);
+    }
+
+    @Override
+    public DistributedReadWriteLock readWriteLock(String name) {
+        ensureOpen();
+        return new EngineReadWriteLock(this, claims("read-write locks"), Checks.name(name));
+    }
+
+    @Override
+    public DistributedSemaphore semaphore(String name, int permits) {
+        ensureOpen();
+        String checked = Checks.name(name);
+        if (permits < 1) {
+            throw new IllegalArgumentException("permits must be positive: " + permits);
+        }
+        return new EngineSemaphore(this, claims("semaphores"), checked, permits);
+    }
+
+    @Override
+    public DistributedCountDownLatch countDownLatch(String name) {
+        ensureOpen();
+        String checked = Checks.name(name);
+        CounterStore c = counters;
+        if (c == null) {
+            throw unsupported("count-down latches");
+        }
+        return new EngineLatch(this, c, checked, config.latchExpiry(), ticker);
+    }
+
+    private ClaimEngine claims(String what) {
+        ClaimEngine c = claims;
+        if (c == null) {
+            throw unsupported(what);
+        }
+        return c;
+    }
+
+    private UnsupportedOperationException unsupported(String what) {
+        return new UnsupportedOperationException(what + " are not available on this backend yet ("
+                + store.getClass().getSimpleName() + ")");
     }
 
     @Override
@@ -235,6 +310,18 @@ public final class LockEngine implements LockClient {
         for (Subscription sub : subscriptions) {
             closeQuietly(sub);
         }
+        ClaimEngine c = claims;
+        if (c != null) {
+            c.close();
+        }
+        CounterStore counterStore = counters;
+        if (counterStore != null) {
+            try {
+                counterStore.close();
+            } catch (RuntimeException e) {
+                log.warn("distlock: closing the counter store failed", e);
+            }
+        }
         try {
             store.close();
         } catch (RuntimeException e) {
@@ -256,6 +343,11 @@ public final class LockEngine implements LockClient {
     /** The calling thread's owner id, made once per thread (thread ids are never reused). */
     OwnerId threadOwner() {
         return threadOwners.get();
+    }
+
+    /** A fresh id for one call that a store must count at most once (a latch's count-down). */
+    String newCallId() {
+        return clientId + ":c" + callIds.incrementAndGet();
     }
 
     OwnerId newHoldOwner() {
@@ -494,7 +586,7 @@ public final class LockEngine implements LockClient {
     }
 
     /** Whether a store call failed because the calling thread was interrupted. */
-    private static boolean interruptedBy(RuntimeException e) {
+    static boolean interruptedBy(RuntimeException e) {
         if (Thread.interrupted()) {
             return true;
         }
@@ -926,8 +1018,14 @@ public final class LockEngine implements LockClient {
         }
     }
 
+    @Override
+    public Set<HeldLock> renew(Collection<HeldLock> holds, Duration lease) {
+        return store.renew(holds, lease);
+    }
+
     /** The hold ended without its owner's release. Tells listeners once, then ends the hold in the store if needed. */
-    void markLost(HoldImpl h, @Nullable Throwable cause) {
+    @Override
+    public void markLost(HoldImpl h, @Nullable Throwable cause) {
         if (tellLost(h, cause)) {
             endLostInStore(h);
         }
@@ -938,7 +1036,8 @@ public final class LockEngine implements LockClient {
      * ({@link #endLostInStore}): a caller that found several holds lost tells them all first, since ending one may be a
      * round trip, and a slow one when the store cannot be reached (which is often why the holds were lost).
      */
-    boolean tellLost(HoldImpl h, @Nullable Throwable cause) {
+    @Override
+    public boolean tellLost(HoldImpl h, @Nullable Throwable cause) {
         if (!h.finish(HoldImpl.LOST)) {
             return false;
         }
@@ -965,7 +1064,8 @@ public final class LockEngine implements LockClient {
     }
 
     /** Ends a hold that {@link #tellLost} reported lost in the store, unless its owner holds the lock again. */
-    void endLostInStore(HoldImpl h) {
+    @Override
+    public void endLostInStore(HoldImpl h) {
         if (!ownerHoldsAgain(h.state, h)) {
             abandonHoldQuietly(h);
         }
@@ -1156,7 +1256,7 @@ public final class LockEngine implements LockClient {
 
     // ---------------------------------------------------------------- helpers
 
-    private void ensureOpen() {
+    void ensureOpen() {
         if (closed) {
             throw closedException();
         }
@@ -1186,7 +1286,7 @@ public final class LockEngine implements LockClient {
         }
     }
 
-    private static void closeQuietly(Subscription sub) {
+    static void closeQuietly(Subscription sub) {
         try {
             sub.close();
         } catch (RuntimeException e) {
@@ -1202,11 +1302,11 @@ public final class LockEngine implements LockClient {
         }
     }
 
-    private interface StoreCall<T> {
+    interface StoreCall<T> {
         T run();
     }
 
-    private static <T> T call(String operation, LockKey key, StoreCall<T> call) {
+    static <T> T call(String operation, LockKey key, StoreCall<T> call) {
         try {
             return call.run();
         } catch (RuntimeException e) {
@@ -1214,7 +1314,7 @@ public final class LockEngine implements LockClient {
         }
     }
 
-    private static RuntimeException storeFailure(String operation, LockKey key, RuntimeException e) {
+    static RuntimeException storeFailure(String operation, LockKey key, RuntimeException e) {
         if (e instanceof DistributedLockException
                 || e instanceof IllegalArgumentException
                 || e instanceof IllegalStateException) {

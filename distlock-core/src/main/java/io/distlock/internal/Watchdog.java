@@ -1,15 +1,15 @@
 package io.distlock.internal;
 
-import io.distlock.spi.HeldLock;
-import io.distlock.spi.LockStore;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,35 +17,65 @@ import org.slf4j.LoggerFactory;
  * Overview
  *
  * One watchdog per client renews every hold taken without a lease argument. Each tick (every third of the lease)
- * hands all of them to LockStore.renew in one call, which a store turns into as few round trips as it can. The tick
+ * hands all of them to the store's batched renewal (LockStore.renew, ClaimStore.renew) in one call, which a store turns into as few round trips as it can. The tick
  * runs under tickLock, and a release removes its hold under the same lock, so a renewal is never in flight for a
  * hold after the release that ended it: a release waits at most one renewal round trip. Holds that the store says are
  * gone are marked lost at once. When the store cannot be reached, holds stay valid until their last confirmed lease
  * ends, then are marked lost with the failure as cause.
  */
-final class Watchdog {
+final class Watchdog<H extends Watchdog.Renewable<K>, K> {
     private static final Logger log = LoggerFactory.getLogger(Watchdog.class);
 
-    private final LockEngine engine;
-    private final LockStore store;
+    /** A hold the watchdog renews. */
+    interface Renewable<K> {
+        /** Neither released nor lost. */
+        boolean isActive();
+
+        /** Until when (a ticker reading) the hold lasts without another renewal. */
+        long validUntil();
+
+        /** The store confirmed the hold until {@code until}. */
+        void renewed(long until);
+
+        /** What the store renews. */
+        K storeKey();
+
+        String name();
+    }
+
+    /** What the watchdog asks of its engine: the store's batched renewal, and the telling of lost holds. */
+    interface Engine<H, K> {
+        /** Renews the holds in the store; returns those that are gone. */
+        Set<K> renew(Collection<K> holds, Duration lease);
+
+        /** Tells a lost hold's listeners and ends it in the store where needed. */
+        void markLost(H hold, @Nullable Throwable cause);
+
+        /** Tells a lost hold's listeners; returns whether it is still to be ended in the store. */
+        boolean tellLost(H hold, @Nullable Throwable cause);
+
+        /** Ends in the store a hold that {@link #tellLost} reported. */
+        void endLostInStore(H hold);
+    }
+
+    private final Engine<H, K> engine;
     private final Ticker ticker;
     private final Duration lease;
     private final ReentrantLock tickLock = new ReentrantLock();
-    private final Set<HoldImpl> holds = ConcurrentHashMap.newKeySet();
+    private final Set<H> holds = ConcurrentHashMap.newKeySet();
 
-    Watchdog(LockEngine engine, LockStore store, Ticker ticker, Duration lease) {
+    Watchdog(Engine<H, K> engine, Ticker ticker, Duration lease) {
         this.engine = engine;
-        this.store = store;
         this.ticker = ticker;
         this.lease = lease;
     }
 
-    void add(HoldImpl hold) {
+    void add(H hold) {
         holds.add(hold);
     }
 
     /** Stops renewing {@code hold}; returns after any renewal in flight has finished. */
-    void remove(HoldImpl hold) {
+    void remove(H hold) {
         if (!holds.contains(hold)) {
             return;
         }
@@ -66,16 +96,16 @@ final class Watchdog {
      * or no longer renewed here); otherwise the store could not be reached and the hold is still valid: the delay after
      * which to try again, half of what is left.
      */
-    long renewOne(HoldImpl h) {
+    long renewOne(H h) {
         tickLock.lock();
         try {
             if (!holds.contains(h) || !h.isActive()) {
                 return 0;
             }
             long sent = ticker.read();
-            Set<HeldLock> gone;
+            Set<K> gone;
             try {
-                gone = store.renew(List.of(h.heldLock()), lease);
+                gone = engine.renew(List.of(h.storeKey()), lease);
             } catch (RuntimeException e) {
                 long left = h.validUntil() - ticker.read();
                 if (left <= 0) {
@@ -106,31 +136,31 @@ final class Watchdog {
         }
         tickLock.lock();
         try {
-            Map<HeldLock, HoldImpl> batch = new HashMap<>();
-            for (HoldImpl h : holds) {
+            Map<K, H> batch = new HashMap<>();
+            for (H h : holds) {
                 if (h.isActive()) {
-                    batch.put(h.heldLock(), h);
+                    batch.put(h.storeKey(), h);
                 }
             }
             if (batch.isEmpty()) {
                 return;
             }
             long sent = ticker.read();
-            Set<HeldLock> gone;
+            Set<K> gone;
             try {
-                gone = store.renew(batch.keySet(), lease);
+                gone = engine.renew(batch.keySet(), lease);
             } catch (RuntimeException e) {
                 log.warn("distlock: renewing {} holds failed; they stay valid until their leases end", batch.size(), e);
                 long now = ticker.read();
-                for (HoldImpl h : batch.values()) {
+                for (H h : batch.values()) {
                     if (now - h.validUntil() >= 0) {
                         engine.markLost(h, e);
                     }
                 }
                 return;
             }
-            List<HoldImpl> lost = new ArrayList<>();
-            for (Map.Entry<HeldLock, HoldImpl> e : batch.entrySet()) {
+            List<H> lost = new ArrayList<>();
+            for (Map.Entry<K, H> e : batch.entrySet()) {
                 if (gone.contains(e.getKey())) {
                     lost.add(e.getValue());
                 } else {
@@ -140,9 +170,9 @@ final class Watchdog {
             // every lost hold is told before any is ended in the store (a round trip each, where the store keeps no
             // leases): the last of a hundred holds is not told a hundred round trips late. A hold whose telling failed
             // (a metrics hook that threw) does not keep the others from being ended there
-            List<HoldImpl> toEnd = new ArrayList<>();
+            List<H> toEnd = new ArrayList<>();
             try {
-                for (HoldImpl h : lost) {
+                for (H h : lost) {
                     try {
                         if (engine.tellLost(h, null)) {
                             toEnd.add(h);
@@ -152,7 +182,7 @@ final class Watchdog {
                     }
                 }
             } finally {
-                for (HoldImpl h : toEnd) {
+                for (H h : toEnd) {
                     engine.endLostInStore(h);
                 }
             }

@@ -1,9 +1,8 @@
 package io.distlock.etcd;
 
-import io.distlock.DistributedLock;
-import io.distlock.LockAdmin;
 import io.distlock.LockClient;
 import io.distlock.internal.Checks;
+import io.distlock.internal.EngineClient;
 import io.distlock.internal.EngineConfig;
 import io.distlock.internal.LockEngine;
 import io.etcd.jetcd.ByteSequence;
@@ -87,11 +86,10 @@ import org.jspecify.annotations.Nullable;
  * the namespace prefix, and may grant, keep alive and revoke leases. Namespaces of different applications must not be
  * prefixes of each other.
  */
-public final class EtcdLockClient implements LockClient {
-    private final LockEngine engine;
+public final class EtcdLockClient extends EngineClient {
 
     private EtcdLockClient(LockEngine engine) {
-        this.engine = engine;
+        super(engine);
     }
 
     /**
@@ -111,35 +109,10 @@ public final class EtcdLockClient implements LockClient {
         return new Builder();
     }
 
-    @Override
-    public DistributedLock lock(String name) {
-        return engine.lock(name);
-    }
-
-    @Override
-    public DistributedLock fairLock(String name) {
-        return engine.fairLock(name);
-    }
-
-    @Override
-    public String clientId() {
-        return engine.clientId();
-    }
-
-    @Override
-    public LockAdmin admin() {
-        return engine.admin();
-    }
-
     /** Releases what the client holds, revokes its leases, and closes the jetcd client unless it was given one. */
     @Override
-    public void close() {
-        engine.close();
-    }
-
-    @Override
     public String toString() {
-        return "EtcdLockClient[" + engine.clientId() + "]";
+        return "EtcdLockClient[" + clientId() + "]";
     }
 
     /**

@@ -1,9 +1,9 @@
 package io.distlock.jdbc;
 
-import io.distlock.DistributedLock;
 import io.distlock.DistributedLockException;
 import io.distlock.LockAdmin;
 import io.distlock.LockClient;
+import io.distlock.internal.EngineClient;
 import io.distlock.internal.EngineConfig;
 import io.distlock.internal.LockEngine;
 import io.distlock.spi.LockStore;
@@ -94,7 +94,7 @@ import org.jspecify.annotations.Nullable;
  *       token table; not H2. Advisory locks are not replicated: after a failover every hold is gone.
  * </ul>
  */
-public final class JdbcLockClient implements LockClient {
+public final class JdbcLockClient extends EngineClient {
 
     /** How a hold is represented in the database; see {@link JdbcLockClient}. */
     public enum Mode {
@@ -106,12 +106,11 @@ public final class JdbcLockClient implements LockClient {
         ADVISORY
     }
 
-    private final LockEngine engine;
     private final LockStore store;
     private final Mode mode;
 
     private JdbcLockClient(LockEngine engine, LockStore store, Mode mode) {
-        this.engine = engine;
+        super(engine);
         this.store = store;
         this.mode = mode;
     }
@@ -132,39 +131,14 @@ public final class JdbcLockClient implements LockClient {
         return new Builder();
     }
 
-    @Override
-    public DistributedLock lock(String name) {
-        return engine.lock(name);
-    }
-
-    @Override
-    public DistributedLock fairLock(String name) {
-        return engine.fairLock(name);
-    }
-
-    @Override
-    public String clientId() {
-        return engine.clientId();
-    }
-
-    @Override
-    public LockAdmin admin() {
-        return engine.admin();
-    }
-
     /** The mode this client's locks use. */
     public Mode mode() {
         return mode;
     }
 
     @Override
-    public void close() {
-        engine.close();
-    }
-
-    @Override
     public String toString() {
-        return "JdbcLockClient[" + engine.clientId() + ", " + store + "]";
+        return "JdbcLockClient[" + clientId() + ", " + store + "]";
     }
 
     /** The store, for tests in this package. */

@@ -1,10 +1,9 @@
 package io.distlock.redis;
 
-import io.distlock.DistributedLock;
 import io.distlock.DistributedLockException;
-import io.distlock.LockAdmin;
 import io.distlock.LockClient;
 import io.distlock.internal.Checks;
+import io.distlock.internal.EngineClient;
 import io.distlock.internal.EngineConfig;
 import io.distlock.internal.LockEngine;
 import io.lettuce.core.ClientOptions;
@@ -90,12 +89,11 @@ import org.jspecify.annotations.Nullable;
  * volatile-*}. For fencing that survives restarts: AOF with {@code appendfsync always}. The key prefix (default
  * {@code "distlock:"}) must be free for the client's use; no braces in it, since keys carry a Cluster hash tag.
  */
-public final class RedisLockClient implements LockClient {
-    private final LockEngine engine;
+public final class RedisLockClient extends EngineClient {
     private final RedisLockStore store;
 
     private RedisLockClient(LockEngine engine, RedisLockStore store) {
-        this.engine = engine;
+        super(engine);
         this.store = store;
     }
 
@@ -117,33 +115,13 @@ public final class RedisLockClient implements LockClient {
         return new Builder();
     }
 
-    @Override
-    public DistributedLock lock(String name) {
-        return engine.lock(name);
-    }
-
-    @Override
-    public DistributedLock fairLock(String name) {
-        return engine.fairLock(name);
-    }
-
-    @Override
-    public String clientId() {
-        return engine.clientId();
-    }
-
-    @Override
-    public LockAdmin admin() {
-        return engine.admin();
-    }
-
     /**
      * Releases what the client still holds (best effort), then closes its connections, and the Lettuce client if
      * this client created it. A Lettuce client passed to the builder stays open. Idempotent.
      */
     @Override
     public void close() {
-        engine.close();
+        super.close();
     }
 
     RedisLockStore store() {
@@ -152,7 +130,7 @@ public final class RedisLockClient implements LockClient {
 
     @Override
     public String toString() {
-        return "RedisLockClient[" + engine.clientId() + ", " + store + "]";
+        return "RedisLockClient[" + clientId() + ", " + store + "]";
     }
 
     /** How waiters learn that a lock may have become free. */

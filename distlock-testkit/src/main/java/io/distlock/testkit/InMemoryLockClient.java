@@ -1,9 +1,8 @@
 package io.distlock.testkit;
 
-import io.distlock.DistributedLock;
-import io.distlock.LockAdmin;
 import io.distlock.LockClient;
 import io.distlock.internal.Checks;
+import io.distlock.internal.EngineClient;
 import io.distlock.internal.EngineConfig;
 import io.distlock.internal.LockEngine;
 import io.distlock.internal.Ticker;
@@ -24,11 +23,10 @@ import org.jspecify.annotations.Nullable;
  * DistributedLock lock = client.lock("job");
  * }</pre>
  */
-public final class InMemoryLockClient implements LockClient {
-    private final LockEngine engine;
+public final class InMemoryLockClient extends EngineClient {
 
     private InMemoryLockClient(LockEngine engine) {
-        this.engine = engine;
+        super(engine);
     }
 
     /** A client on a fresh server of its own. */
@@ -38,31 +36,6 @@ public final class InMemoryLockClient implements LockClient {
 
     public static Builder builder() {
         return new Builder();
-    }
-
-    @Override
-    public DistributedLock lock(String name) {
-        return engine.lock(name);
-    }
-
-    @Override
-    public DistributedLock fairLock(String name) {
-        return engine.fairLock(name);
-    }
-
-    @Override
-    public String clientId() {
-        return engine.clientId();
-    }
-
-    @Override
-    public LockAdmin admin() {
-        return engine.admin();
-    }
-
-    @Override
-    public void close() {
-        engine.close();
     }
 
     @Override

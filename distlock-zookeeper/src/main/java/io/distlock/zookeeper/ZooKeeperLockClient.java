@@ -1,9 +1,8 @@
 package io.distlock.zookeeper;
 
-import io.distlock.DistributedLock;
 import io.distlock.DistributedLockException;
-import io.distlock.LockAdmin;
 import io.distlock.LockClient;
+import io.distlock.internal.EngineClient;
 import io.distlock.internal.EngineConfig;
 import io.distlock.internal.LockEngine;
 import java.time.Duration;
@@ -80,7 +79,7 @@ import org.jspecify.annotations.Nullable;
  * once empty ({@code znode.container.checkIntervalMs}, one minute by default). The client needs create, delete, read
  * and watch permission under the root path.
  */
-public final class ZooKeeperLockClient implements LockClient {
+public final class ZooKeeperLockClient extends EngineClient {
     /** The default session timeout. */
     public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(30);
     /** The default connection timeout. */
@@ -88,11 +87,10 @@ public final class ZooKeeperLockClient implements LockClient {
     /** The default root path of the lock nodes. */
     public static final String DEFAULT_ROOT_PATH = "/distlock";
 
-    private final LockEngine engine;
     private final CuratorFramework curator;
 
     private ZooKeeperLockClient(LockEngine engine, CuratorFramework curator) {
-        this.engine = engine;
+        super(engine);
         this.curator = curator;
     }
 
@@ -113,38 +111,13 @@ public final class ZooKeeperLockClient implements LockClient {
         return new Builder();
     }
 
-    @Override
-    public DistributedLock lock(String name) {
-        return engine.lock(name);
-    }
-
-    @Override
-    public DistributedLock fairLock(String name) {
-        return engine.fairLock(name);
-    }
-
-    @Override
-    public String clientId() {
-        return engine.clientId();
-    }
-
-    @Override
-    public LockAdmin admin() {
-        return engine.admin();
-    }
-
     /**
      * Releases the client's holds, closes its watches, and closes the Curator client if this client created it (a
      * Curator client given to the builder stays open). Idempotent.
      */
     @Override
-    public void close() {
-        engine.close();
-    }
-
-    @Override
     public String toString() {
-        return "ZooKeeperLockClient[" + engine + "]";
+        return "ZooKeeperLockClient[" + engine() + "]";
     }
 
     /** Tests only: the Curator client the lock client works through, its own or the one given to the builder. */

@@ -1,0 +1,134 @@
+package io.distlock.internal;
+
+import io.distlock.DistributedCountDownLatch;
+import io.distlock.spi.CounterStore;
+import io.distlock.spi.LockKey;
+import io.distlock.spi.Subscription;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/*
+ * Overview
+ *
+ * Counting
+ *   trySetCount, countDown and getCount are one CounterStore step each. Every countDown carries an id of its own
+ *   ("<clientId>:c<n>"), and a call whose round trip failed is sent once more with the same id, which the store
+ *   counts at most once: a lost reply never counts twice.
+ *
+ * Waiting
+ *   await subscribes to the name's zero wake-up, then reads the count (so a zero reached between the two is not
+ *   missed) and parks until a wake-up, its deadline, or a re-check interval that bounds the cost of a lost
+ *   notification; a store that cannot notify is polled with jittered back-off. The subscription is closed when the
+ *   wait ends, whatever ended it: nothing is left behind.
+ */
+/** A count-down latch over a {@link CounterStore}. */
+final class EngineLatch implements DistributedCountDownLatch {
+    private static final long FOREVER = Long.MAX_VALUE / 4;
+    /** How long a waiter trusts its subscription before it reads the count anyway (a lost notification). */
+    private static final long RECHECK_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private static final long POLL_BASE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    private static final long POLL_CAP_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
+    private final LockEngine host;
+    private final CounterStore store;
+    private final LockKey key;
+    private final Duration expiry;
+    private final Ticker ticker;
+
+    EngineLatch(LockEngine host, CounterStore store, String name, Duration expiry, Ticker ticker) {
+        this.host = host;
+        this.store = store;
+        this.key = new LockKey(name);
+        this.expiry = expiry;
+        this.ticker = ticker;
+    }
+
+    @Override
+    public String name() {
+        return key.name();
+    }
+
+    @Override
+    public boolean trySetCount(long count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("count must be positive: " + count);
+        }
+        host.ensureOpen();
+        return LockEngine.call("trySetCount", key, () -> store.trySetCount(key, count, expiry));
+    }
+
+    @Override
+    public void countDown() {
+        host.ensureOpen();
+        String callId = host.newCallId();
+        try {
+            var unused = store.countDown(key, callId, expiry);
+        } catch (IllegalStateException e) {
+            throw e;
+        } catch (RuntimeException first) {
+            try {
+                var unused = store.countDown(key, callId, expiry); // the same id: counted at most once
+            } catch (RuntimeException second) {
+                second.addSuppressed(first);
+                throw LockEngine.storeFailure("countDown", key, second);
+            }
+        }
+    }
+
+    @Override
+    public long getCount() {
+        host.ensureOpen();
+        return LockEngine.call("getCount", key, () -> store.count(key));
+    }
+
+    @Override
+    public void await() throws InterruptedException {
+        var unused = awaitNanos(FOREVER);
+    }
+
+    @Override
+    public boolean await(Duration timeout) throws InterruptedException {
+        return awaitNanos(Checks.waitNanos(timeout, "timeout"));
+    }
+
+    private boolean awaitNanos(long waitNanos) throws InterruptedException {
+        if (getCount() == 0) {
+            return true;
+        }
+        if (waitNanos <= 0) {
+            return false;
+        }
+        long deadline = ticker.read() + waitNanos;
+        ClaimWaiter.Parked w = new ClaimWaiter.Parked();
+        Subscription sub = LockEngine.call("await", key, () -> store.subscribe(key, w::wake));
+        try {
+            Backoff backoff = sub.notifies() ? null : new Backoff(POLL_BASE_NANOS, POLL_CAP_NANOS);
+            for (; ; ) {
+                w.woken = false;
+                if (getCount() == 0) {
+                    return true;
+                }
+                long now = ticker.read();
+                if (now - deadline >= 0) {
+                    return false;
+                }
+                long park = Math.min(deadline - now, backoff == null ? RECHECK_NANOS : backoff.nextNanos());
+                if (!w.woken) {
+                    LockSupport.parkNanos(this, park);
+                }
+                if (Thread.interrupted()) {
+                    throw new InterruptedException("interrupted while waiting for latch '" + key.name() + "'");
+                }
+            }
+        } finally {
+            LockEngine.closeQuietly(sub);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "CountDownLatch[" + key.name() + "]";
+    }
+}

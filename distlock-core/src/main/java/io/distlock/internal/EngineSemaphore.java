@@ -1,0 +1,101 @@
+package io.distlock.internal;
+
+import io.distlock.DistributedSemaphore;
+import io.distlock.LockListener;
+import io.distlock.PermitHold;
+import io.distlock.spi.Claim;
+import io.distlock.spi.Mode;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/** A semaphore: shared claims of permits of its size on a {@link ClaimEngine}, each an owned, leased hold. */
+final class EngineSemaphore implements DistributedSemaphore {
+    private static final long FOREVER = Long.MAX_VALUE / 4;
+
+    private final LockEngine host;
+    private final ClaimEngine engine;
+    private final ClaimView view;
+
+    EngineSemaphore(LockEngine host, ClaimEngine engine, String name, int size) {
+        this.host = host;
+        this.engine = engine;
+        this.view = new ClaimView(name, Claim.Kind.SEMAPHORE, Mode.SHARED, size);
+    }
+
+    @Override
+    public String name() {
+        return view.name;
+    }
+
+    @Override
+    public int size() {
+        return view.size;
+    }
+
+    @Override
+    public PermitHold acquire() throws InterruptedException {
+        return acquire(1);
+    }
+
+    @Override
+    public PermitHold acquire(int permits) throws InterruptedException {
+        int n = checkPermits(permits);
+        ClaimHold h = engine.acquire(view, n, host.newHoldOwner(), false, null, FOREVER, true);
+        return Objects.requireNonNull(h, "an unbounded wait returned no hold");
+    }
+
+    @Override
+    public Optional<PermitHold> tryAcquire(int permits) {
+        int n = checkPermits(permits);
+        try {
+            return Optional.ofNullable(engine.acquire(view, n, host.newHoldOwner(), false, null, 0, true));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // a try without waiting never parks; keep the flag the store saw
+            return Optional.empty();
+        }
+    }
+
+    @Override
+    public Optional<PermitHold> tryAcquire(int permits, Duration wait) throws InterruptedException {
+        int n = checkPermits(permits);
+        long waitNanos = Checks.waitNanos(wait, "wait");
+        return Optional.ofNullable(engine.acquire(view, n, host.newHoldOwner(), false, null, waitNanos, true));
+    }
+
+    @Override
+    public Optional<PermitHold> tryAcquire(int permits, Duration wait, Duration lease) throws InterruptedException {
+        int n = checkPermits(permits);
+        long waitNanos = Checks.waitNanos(wait, "wait");
+        Duration fixed = Checks.lease(lease, "lease");
+        return Optional.ofNullable(engine.acquire(view, n, host.newHoldOwner(), false, fixed, waitNanos, true));
+    }
+
+    @Override
+    public int availablePermits() {
+        return engine.available(view);
+    }
+
+    @Override
+    public void addListener(LockListener listener) {
+        view.listeners.add(listener);
+    }
+
+    @Override
+    public void removeListener(LockListener listener) {
+        view.listeners.remove(listener);
+    }
+
+    private int checkPermits(int permits) {
+        if (permits < 1 || permits > view.size) {
+            throw new IllegalArgumentException("permits must be between 1 and the size of semaphore '" + view.name
+                    + "' (" + view.size + "): " + permits);
+        }
+        return permits;
+    }
+
+    @Override
+    public String toString() {
+        return "Semaphore[" + view.name + ", size=" + view.size + "]";
+    }
+}

@@ -1,0 +1,61 @@
+package io.distlock.spi;
+
+import java.util.Objects;
+
+/**
+ * One request for a hold of a name, as the engine hands it to a {@link ClaimStore}.
+ *
+ * <p>The store grants it when it is compatible with every live hold of the name and with every waiter queued before
+ * it (granting in queue order): an {@link Mode#EXCLUSIVE} claim when nobody else holds anything of the name; a {@link
+ * Mode#SHARED} claim when no other owner holds it exclusively and the permits of all shared holds, this one included,
+ * fit in {@code size}. One exception keeps a downgrade from waiting for itself: a shared claim of an owner that holds
+ * the name exclusively is granted at once.
+ *
+ * @param key the name
+ * @param kind what the name is; a name in use as one kind refuses claims of another with {@link
+ *     IllegalStateException}
+ * @param mode exclusive or shared
+ * @param permits how many permits the hold takes (1 for a lock; 1 to {@code size} for a semaphore)
+ * @param size the permits the name has in all: the semaphore's size, stored by its first user (a claim with another
+ *     size is refused with {@link IllegalStateException} naming both); {@link Integer#MAX_VALUE} for a read-write lock
+ * @param owner who the hold belongs to; an owner has at most one hold per mode of a name
+ * @param lease the hold's lease
+ */
+public record Claim(LockKey key, Kind kind, Mode mode, int permits, int size, OwnerId owner, Lease lease) {
+
+    /** What a name is used as. */
+    public enum Kind {
+        READ_WRITE_LOCK("read-write lock"),
+        SEMAPHORE("semaphore");
+
+        private final String label;
+
+        Kind(String label) {
+            this.label = label;
+        }
+
+        /** How messages name the kind. */
+        public String label() {
+            return label;
+        }
+    }
+
+    public Claim {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(mode, "mode");
+        Objects.requireNonNull(owner, "owner");
+        Objects.requireNonNull(lease, "lease");
+        if (size < 1) {
+            throw new IllegalArgumentException("size must be positive: " + size);
+        }
+        if (permits < 1 || permits > size) {
+            throw new IllegalArgumentException("permits must be between 1 and " + size + ": " + permits);
+        }
+    }
+
+    /** The hold this claim becomes when granted with {@code fencingToken}. */
+    public HeldClaim held(long fencingToken) {
+        return new HeldClaim(key, owner, mode, fencingToken);
+    }
+}
