@@ -83,12 +83,15 @@ public final class InMemoryLockClient extends EngineClient {
 
         public InMemoryLockClient build() {
             InMemoryLockServer s = server != null ? server : InMemoryLockServer.create();
-            return new InMemoryLockClient(LockEngine.create(new InMemoryLockStore(s, strictQueue), config()));
+            InMemorySyncStore sync = new InMemorySyncStore(s);
+            return new InMemoryLockClient(
+                    LockEngine.create(new InMemoryLockStore(s, strictQueue), sync, sync, config()));
         }
 
         /** Builds over a store other than the standard one; the testkit's own tests use it for broken variants. */
         InMemoryLockClient build(InMemoryLockStore store) {
-            return new InMemoryLockClient(LockEngine.create(store, config()));
+            InMemorySyncStore sync = new InMemorySyncStore(store.server);
+            return new InMemoryLockClient(LockEngine.create(store, sync, sync, config()));
         }
 
         private EngineConfig config() {

@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /*
@@ -58,6 +59,8 @@ public final class InMemoryLockServer implements AutoCloseable {
         return t;
     });
 
+    private final InMemoryClaims claims = new InMemoryClaims(this);
+
     record Hold(OwnerId owner, long expiresAt, long token) {}
 
     private InMemoryLockServer(Ticker ticker, Duration waiterTimeout) {
@@ -95,6 +98,34 @@ public final class InMemoryLockServer implements AutoCloseable {
         return ticker;
     }
 
+    /** Runs {@code step} on the read-write locks, semaphores and latches, under the server's lock. */
+    <T> T claims(Function<InMemoryClaims, T> step) {
+        lock.lock();
+        try {
+            return step.apply(claims);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- for InMemoryClaims (caller holds lock)
+
+    long now() {
+        return ticker.read();
+    }
+
+    long waiterTimeoutNanos() {
+        return waiterTimeoutNanos;
+    }
+
+    long nextToken(String name) {
+        return fences.merge(name, 1L, Long::sum);
+    }
+
+    boolean lockHeld(String name) {
+        return live(name, ticker.read()) != null;
+    }
+
     // ---------------------------------------------------------------- atomic steps (one "round trip" each)
 
     /**
@@ -106,6 +137,7 @@ public final class InMemoryLockServer implements AutoCloseable {
     long tryAcquire(String name, OwnerId owner, long leaseNanos, boolean queue, boolean strict, int spareTokens) {
         lock.lock();
         try {
+            claims.refuseOtherKind(name, "lock");
             long now = ticker.read();
             Hold h = live(name, now);
             LinkedHashMap<OwnerId, Long> q = liveQueue(name, now);
@@ -310,11 +342,15 @@ public final class InMemoryLockServer implements AutoCloseable {
 
     // ---------------------------------------------------------------- test hooks
 
-    /** Removes the hold of {@code name} behind its owner's back, as an expired lease would; notifies nobody. */
+    /**
+     * Removes the hold of {@code name} (every hold, for a read-write lock or a semaphore) behind its owner's back, as
+     * an expired lease would; notifies nobody.
+     */
     public void expireHold(String name) {
         lock.lock();
         try {
             holds.remove(name);
+            claims.expireHolds(name);
         } finally {
             lock.unlock();
         }
@@ -334,6 +370,7 @@ public final class InMemoryLockServer implements AutoCloseable {
             if (q != null && !q.isEmpty()) {
                 out.add("queue " + q.keySet());
             }
+            claims.residue(name, out);
             return out;
         } finally {
             lock.unlock();
@@ -387,7 +424,7 @@ public final class InMemoryLockServer implements AutoCloseable {
         }
     }
 
-    private void publish(String name) {
+    void publish(String name) {
         CopyOnWriteArrayList<Runnable> list = subscribers.get(name);
         if (list == null || notifier.isShutdown()) {
             return;
