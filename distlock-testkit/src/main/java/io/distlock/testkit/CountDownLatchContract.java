@@ -139,7 +139,9 @@ public interface CountDownLatchContract extends BackendUnderTest {
         }
         assertThat(failure.get()).isNull();
         for (int i = 0; i < waiters; i++) {
-            assertThat(wokeAt.get(i)).as("waiter %d woke within %s of the zero", i, latchWakeUp()).isNotNull();
+            assertThat(wokeAt.get(i))
+                    .as("waiter %d woke within %s of the zero", i, latchWakeUp())
+                    .isNotNull();
         }
         threads.forEach(Thread::interrupt); // a waiter still parked must not outlive the test
     }
@@ -156,7 +158,9 @@ public interface CountDownLatchContract extends BackendUnderTest {
         latch.countDown();
         latch.await();
         assertThat(latch.await(Duration.ofSeconds(30))).isTrue();
-        assertThat(System.nanoTime() - start).as("at once").isLessThan(Timing.seconds(5).toNanos());
+        assertThat(System.nanoTime() - start)
+                .as("at once")
+                .isLessThan(Timing.seconds(5).toNanos());
     }
 
     @Test
@@ -170,7 +174,9 @@ public interface CountDownLatchContract extends BackendUnderTest {
         assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(290));
         assertThat(latch.await(Duration.ZERO)).as("a zero wait tries once").isFalse();
         assertThat(latch.await(Duration.ofSeconds(-1))).isFalse();
-        assertThat(residue(name)).as("what the store keeps after the timed-out waits").isEqualTo(before);
+        assertThat(residue(name))
+                .as("what the store keeps after the timed-out waits")
+                .isEqualTo(before);
         assertThat(latch.getCount()).isEqualTo(1);
         latch.countDown();
         assertThat(latch.await(Duration.ZERO)).isTrue();
@@ -233,7 +239,9 @@ public interface CountDownLatchContract extends BackendUnderTest {
         assertThatThrownBy(() -> b.semaphore(latchName, 2).tryAcquire(1)).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> b.readWriteLock(latchName).writeLock().tryLock())
                 .isInstanceOf(IllegalStateException.class);
-        assertThat(b.countDownLatch(latchName).getCount()).as("the latch is unchanged").isEqualTo(2);
+        assertThat(b.countDownLatch(latchName).getCount())
+                .as("the latch is unchanged")
+                .isEqualTo(2);
 
         String semaphoreName = uniqueName();
         PermitHold p = a.semaphore(semaphoreName, 2).tryAcquire(1).orElseThrow();

@@ -43,7 +43,9 @@ public interface ReadWriteLockContract extends BackendUnderTest {
         DistributedLock readA = rw(a, name).readLock();
         DistributedLock readB = rw(b, name).readLock();
         assertThat(readA.tryLock()).isTrue();
-        assertThat(readB.tryLock()).as("a reader of another client beside a reader").isTrue();
+        assertThat(readB.tryLock())
+                .as("a reader of another client beside a reader")
+                .isTrue();
         AtomicBoolean otherThread = new AtomicBoolean();
         Thread t = new Thread(() -> {
             DistributedLock r = rw(a, name).readLock();
@@ -54,12 +56,16 @@ public interface ReadWriteLockContract extends BackendUnderTest {
         });
         t.start();
         t.join(Timing.seconds(5).toMillis());
-        assertThat(otherThread.get()).as("a reader on another thread of the same client").isTrue();
+        assertThat(otherThread.get())
+                .as("a reader on another thread of the same client")
+                .isTrue();
         assertThat(readA.isLocked()).isTrue();
         assertThat(rw(newClient(), name).writeLock().tryLock())
                 .as("a writer while readers hold")
                 .isFalse();
-        assertThat(rw(a, name).writeLock().isLocked()).as("write view of a read-held lock").isFalse();
+        assertThat(rw(a, name).writeLock().isLocked())
+                .as("write view of a read-held lock")
+                .isFalse();
         readA.unlock();
         assertThat(rw(newClient(), name).writeLock().tryLock())
                 .as("a writer while one reader still holds")
@@ -96,8 +102,12 @@ public interface ReadWriteLockContract extends BackendUnderTest {
             });
             t.start();
             t.join(Timing.seconds(5).toMillis());
-            assertThat(readOther.get()).as("a reader on another thread of the writer's client").isFalse();
-            assertThat(writeOther.get()).as("a writer on another thread of the writer's client").isFalse();
+            assertThat(readOther.get())
+                    .as("a reader on another thread of the writer's client")
+                    .isFalse();
+            assertThat(writeOther.get())
+                    .as("a writer on another thread of the writer's client")
+                    .isFalse();
             assertThat(write.tryAcquire(Duration.ZERO))
                     .as("a write hold is a new owner, even on the writing thread")
                     .isEmpty();
@@ -165,8 +175,8 @@ public interface ReadWriteLockContract extends BackendUnderTest {
                                 }
                                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
                                 if (resource.value() != before) {
-                                    violations.add("value changed during a read hold: " + before + " -> "
-                                            + resource.value());
+                                    violations.add(
+                                            "value changed during a read hold: " + before + " -> " + resource.value());
                                 }
                                 reads.incrementAndGet();
                                 readersInside.decrementAndGet();
@@ -189,7 +199,9 @@ public interface ReadWriteLockContract extends BackendUnderTest {
                 Thread.currentThread().interrupt();
                 throw new AssertionError(e);
             }
-            assertThat(t.isAlive()).as("a workload thread is stuck: %s", List.of(t.getStackTrace())).isFalse();
+            assertThat(t.isAlive())
+                    .as("a workload thread is stuck: %s", List.of(t.getStackTrace()))
+                    .isFalse();
         }
         assertThat(failure.get()).as("a workload thread failed").isNull();
         assertThat(violations).as("exclusion violations").isEmpty();
@@ -243,7 +255,9 @@ public interface ReadWriteLockContract extends BackendUnderTest {
         w.start();
         Timing.sleep(Duration.ofMillis(300)); // the writer waits in the store by now
         assertThat(writerIn.get()).as("writer in beside a reader").isZero();
-        assertThat(laterReader.tryLock()).as("a reader that came after a waiting writer").isFalse();
+        assertThat(laterReader.tryLock())
+                .as("a reader that came after a waiting writer")
+                .isFalse();
         assertThat(laterReader.tryLock(200, TimeUnit.MILLISECONDS))
                 .as("a waiting reader that came after a waiting writer")
                 .isFalse();
@@ -324,8 +338,9 @@ public interface ReadWriteLockContract extends BackendUnderTest {
         assertThat(hold.get()).as("writer in while a reader still holds").isNull();
         readB.unlock();
         t.join(Timing.seconds(5).toMillis());
-        assertThat(hold.get()).as("writer in after the last read release").isNotNull();
-        hold.get().release();
+        LockHold writeHold = hold.get();
+        assertThat(writeHold).as("writer in after the last read release").isNotNull();
+        java.util.Objects.requireNonNull(writeHold).release();
         assertThat(residue(name)).isEmpty();
     }
 
@@ -376,7 +391,9 @@ public interface ReadWriteLockContract extends BackendUnderTest {
         mine.writeLock().unlock();
         assertThat(mine.readLock().isHeldByCurrentThread()).isTrue();
         assertThat(mine.readLock().fencingToken()).isGreaterThan(writeToken);
-        assertThat(theirs.readLock().tryLock()).as("another reader after the downgrade").isTrue();
+        assertThat(theirs.readLock().tryLock())
+                .as("another reader after the downgrade")
+                .isTrue();
         assertThat(rw(newClient(), name).writeLock().tryLock())
                 .as("a writer after the downgrade")
                 .isFalse();
@@ -402,8 +419,12 @@ public interface ReadWriteLockContract extends BackendUnderTest {
         assertThatThrownBy(() -> mine.writeLock().lock()).isExactlyInstanceOf(IllegalMonitorStateException.class);
         assertThatThrownBy(() -> mine.writeLock().lockInterruptibly())
                 .isExactlyInstanceOf(IllegalMonitorStateException.class);
-        assertThat(System.nanoTime() - start).as("at once").isLessThan(Timing.seconds(5).toNanos());
-        assertThat(mine.readLock().isHeldByCurrentThread()).as("the read hold stays").isTrue();
+        assertThat(System.nanoTime() - start)
+                .as("at once")
+                .isLessThan(Timing.seconds(5).toNanos());
+        assertThat(mine.readLock().isHeldByCurrentThread())
+                .as("the read hold stays")
+                .isTrue();
         assertThat(mine.writeLock().isHeldByCurrentThread()).isFalse();
         assertThat(rw(newClient(), name).readLock().tryLock())
                 .as("the failed upgrade left no waiting writer")
@@ -445,21 +466,22 @@ public interface ReadWriteLockContract extends BackendUnderTest {
 
     @Test
     default void watchdog_keepsReadAndWriteHoldsPastTheirLease() throws Exception {
-        String name = uniqueName();
+        String readName = uniqueName();
+        String writeName = uniqueName();
         Duration lease = Duration.ofMillis(600);
         LockClient client = newClient(lease);
-        LockHold read = rw(client, name).readLock().acquire();
-        Timing.sleep(lease.multipliedBy(3));
-        assertThat(read.isValid()).isTrue();
-        assertThat(rw(newClient(), name).writeLock().tryLock()).isFalse();
-        read.release();
-        DistributedLock write = rw(client, name).writeLock();
+        LockHold read = rw(client, readName).readLock().acquire();
+        DistributedLock write = rw(client, writeName).writeLock();
         write.lock();
         Timing.sleep(lease.multipliedBy(3));
+        assertThat(read.isValid()).isTrue();
+        assertThat(rw(newClient(), readName).writeLock().tryLock()).isFalse();
         assertThat(write.isHeldByCurrentThread()).isTrue();
-        assertThat(rw(newClient(), name).readLock().tryLock()).isFalse();
+        assertThat(rw(newClient(), writeName).readLock().tryLock()).isFalse();
+        read.release();
         write.unlock();
-        assertThat(residue(name)).isEmpty();
+        assertThat(residue(readName)).isEmpty();
+        assertThat(residue(writeName)).isEmpty();
     }
 
     @Test
@@ -530,7 +552,9 @@ public interface ReadWriteLockContract extends BackendUnderTest {
         for (int round = 0; round < 5; round++) {
             LockHold r1 = rw(a, name).readLock().acquire();
             LockHold r2 = rw(b, name).readLock().acquire();
-            assertThat(r1.fencingToken()).as("read token after a write, round %d", round).isGreaterThan(highest);
+            assertThat(r1.fencingToken())
+                    .as("read token after a write, round %d", round)
+                    .isGreaterThan(highest);
             assertThat(r2.fencingToken()).as("concurrent read tokens differ").isNotEqualTo(r1.fencingToken());
             highest = Math.max(highest, Math.max(r1.fencingToken(), r2.fencingToken()));
             r1.release();
@@ -586,7 +610,9 @@ public interface ReadWriteLockContract extends BackendUnderTest {
         assertThat(rw(newClient(), name).writeLock().tryAcquire(Duration.ofMillis(200)))
                 .isEmpty();
         DistributedLock laterReader = rw(newClient(), name).readLock();
-        assertThat(laterReader.tryLock()).as("a reader after the writers gave up").isTrue();
+        assertThat(laterReader.tryLock())
+                .as("a reader after the writers gave up")
+                .isTrue();
         laterReader.unlock();
         reader.unlock();
         assertThat(residue(name)).isEmpty();
@@ -627,7 +653,9 @@ public interface ReadWriteLockContract extends BackendUnderTest {
         t.join(Timing.seconds(5).toMillis());
         assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
         DistributedLock laterReader = rw(newClient(), name).readLock();
-        assertThat(laterReader.tryLock()).as("a reader after the writer was interrupted").isTrue();
+        assertThat(laterReader.tryLock())
+                .as("a reader after the writer was interrupted")
+                .isTrue();
         laterReader.unlock();
         reader.unlock();
         Eventually.within(Timing.seconds(2), "nothing left: " + residue(name), () -> residue(name)

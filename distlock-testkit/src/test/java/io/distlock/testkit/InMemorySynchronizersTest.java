@@ -1,0 +1,46 @@
+package io.distlock.testkit;
+
+import io.distlock.LockClient;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+
+/** The reference backend runs the read-write lock, semaphore and latch contracts, which shows they can be passed. */
+class InMemorySynchronizersTest
+        implements ReadWriteLockContract, SemaphoreContract, CountDownLatchContract, LostReplyContract {
+    static final InMemoryLockServer server = InMemoryLockServer.create();
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    /** Whether clients run in strictQueue mode (as ZooKeeper and etcd). */
+    boolean strictQueue() {
+        return false;
+    }
+
+    @Override
+    public LockClient createClient(Duration watchdogLease) {
+        return InMemoryLockClient.builder()
+                .server(server)
+                .leaseTime(watchdogLease)
+                .strictQueue(strictQueue())
+                .build();
+    }
+
+    @Override
+    public LockClient createClientLosingCountDownReplies(Duration watchdogLease) {
+        return SyncStoreClients.losingCountDownReplies(server, watchdogLease, strictQueue());
+    }
+
+    @Override
+    public void expireHold(String name) {
+        server.expireHold(name);
+    }
+
+    @Override
+    public List<String> residue(String name) {
+        return server.residue(name);
+    }
+}
