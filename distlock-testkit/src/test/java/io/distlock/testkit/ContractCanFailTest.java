@@ -41,7 +41,31 @@ class ContractCanFailTest {
                         TimeoutLeavesWaiterVariant.class,
                         List.of(
                                 "fairTryLock_timesOut_leavesNoQueueEntry",
-                                "fairLockInterruptibly_interrupted_throws_leavesNothing")));
+                                "fairLockInterruptibly_interrupted_throws_leavesNothing")),
+                Arguments.of(
+                        BrokenSyncVariants.WriterBesideReadersVariant.class,
+                        List.of(
+                                "readLock_readersOfSeveralClientsAndThreads_holdAtOnce",
+                                "lastReadRelease_letsAWaitingWriterIn",
+                                "waitingWriter_blocksReadersThatArriveAfterIt",
+                                "fencedWorkload_writersAndReaders_noLostIncrements_noWriteDuringARead")),
+                Arguments.of(
+                        BrokenSyncVariants.ReaderPastWaitingWriterVariant.class,
+                        List.of("waitingWriter_blocksReadersThatArriveAfterIt")),
+                Arguments.of(
+                        BrokenSyncVariants.PermitsWithoutLeasesVariant.class,
+                        List.of("fixedLeaseHold_ends_andItsPermitsComeBack")),
+                Arguments.of(
+                        BrokenSyncVariants.MoreThanTheSizeVariant.class,
+                        List.of(
+                                "tryAcquire_upToTheSize_acrossClients_thenNoMore",
+                                "concurrentHolders_neverHoldMoreThanTheSize")),
+                Arguments.of(
+                        BrokenSyncVariants.LatchLosesTheZeroWakeUpVariant.class,
+                        List.of("reachingZero_wakesEveryWaiterOfEveryClient_promptly")),
+                Arguments.of(
+                        BrokenSyncVariants.CountDownCountedTwiceVariant.class,
+                        List.of("countDown_replyLostAndRetried_countsOnce")));
     }
 
     @ParameterizedTest(name = "{0}")
