@@ -7,8 +7,8 @@ import io.distlock.DistributedReadWriteLock;
 import io.distlock.DistributedSemaphore;
 import io.distlock.LockAdmin;
 import io.distlock.LockClient;
-import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.ClaimAdmin;
 import io.distlock.spi.ClaimStore;
 import io.distlock.spi.CounterStore;
 import io.distlock.spi.Grant;
@@ -23,7 +23,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
@@ -123,6 +122,7 @@ public final class LockEngine implements LockClient, Watchdog.Engine<HoldImpl, H
     private final @Nullable ClaimEngine claims;
     private final @Nullable CounterStore counters;
     private final AtomicLong callIds = new AtomicLong();
+    private final EngineAdmin admin;
 
     private volatile boolean closed;
 
@@ -145,6 +145,7 @@ public final class LockEngine implements LockClient, Watchdog.Engine<HoldImpl, H
         this.watchdog = new Watchdog<>(this, ticker, config.watchdogLease());
         this.claims = claimStore == null ? null : new ClaimEngine(this, claimStore, config, scheduler);
         this.counters = counters;
+        this.admin = new EngineAdmin(store, claimStore instanceof ClaimAdmin a ? a : null);
         long tick = Math.max(1, config.watchdogLease().toNanos() / 3);
         this.watchdogTickNanos = tick;
         scheduler.scheduleWithFixedDelay(this::tickWatchdogs, tick, tick, TimeUnit.NANOSECONDS);
@@ -243,26 +244,7 @@ public final class LockEngine implements LockClient, Watchdog.Engine<HoldImpl, H
 
     @Override
     public LockAdmin admin() {
-        return new LockAdmin() {
-            @Override
-            public Optional<LockInfo> inspect(String name) {
-                LockKey key = new LockKey(Checks.name(name));
-                return call("inspect", key, () -> store.inspect(key));
-            }
-
-            @Override
-            public List<LockInfo> list(String prefix, int limit) {
-                Objects.requireNonNull(prefix, "prefix");
-                Checks.positive(limit, "limit");
-                return call("list", new LockKey(prefix.isEmpty() ? "*" : prefix), () -> store.list(prefix, limit));
-            }
-
-            @Override
-            public Optional<LockInfo> forceUnlock(String name) {
-                LockKey key = new LockKey(Checks.name(name));
-                return call("forceUnlock", key, () -> store.forceRelease(key));
-            }
-        };
+        return admin;
     }
 
     @Override

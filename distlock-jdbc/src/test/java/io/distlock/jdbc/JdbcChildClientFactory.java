@@ -1,10 +1,9 @@
 package io.distlock.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.distlock.DistributedLock;
-import io.distlock.LockAdmin;
 import io.distlock.LockClient;
 import io.distlock.testkit.ClientFactory;
+import io.distlock.testkit.ForwardingLockClient;
 
 /**
  * Makes a client in a child JVM for the multi-process contracts, from "url \n user \n password \n table \n mode"; the
@@ -20,31 +19,11 @@ public final class JdbcChildClientFactory implements ClientFactory {
                 .tableName(parts[3])
                 .mode(JdbcLockClient.Mode.valueOf(parts[4]))
                 .build();
-        return new LockClient() {
-            @Override
-            public DistributedLock lock(String name) {
-                return client.lock(name);
-            }
-
-            @Override
-            public DistributedLock fairLock(String name) {
-                return client.fairLock(name);
-            }
-
-            @Override
-            public String clientId() {
-                return client.clientId();
-            }
-
-            @Override
-            public LockAdmin admin() {
-                return client.admin();
-            }
-
+        return new ForwardingLockClient(client) {
             @Override
             public void close() {
                 try {
-                    client.close();
+                    super.close();
                 } finally {
                     pool.close();
                 }

@@ -1,9 +1,11 @@
 package io.distlock.testkit;
 
+import io.distlock.LockInfo;
 import io.distlock.spi.Claim;
 import io.distlock.spi.HeldClaim;
 import io.distlock.spi.Mode;
 import io.distlock.spi.OwnerId;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -11,7 +13,9 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /*
@@ -317,6 +321,57 @@ final class InMemoryClaims {
             return null;
         }
         return l;
+    }
+
+    // ---------------------------------------------------------------- admin
+
+    Optional<LockInfo> inspect(String name) {
+        long now = server.now();
+        Name n = live(name, now);
+        if (n != null) {
+            List<LockInfo.Holder> holders = new ArrayList<>();
+            for (Holder h : n.holders) {
+                holders.add(new LockInfo.Holder(
+                        h.owner.value(),
+                        h.mode == Mode.EXCLUSIVE,
+                        h.permits,
+                        Duration.ofNanos(h.expiresAt - now),
+                        h.token));
+            }
+            LockInfo.Kind kind =
+                    n.kind == Claim.Kind.SEMAPHORE ? LockInfo.Kind.SEMAPHORE : LockInfo.Kind.READ_WRITE_LOCK;
+            return Optional.of(LockInfo.ofHolders(name, kind, holders, n.queue.size()));
+        }
+        Latch l = liveLatch(name, now);
+        return l == null
+                ? Optional.empty()
+                : Optional.of(LockInfo.ofLatch(name, l.count, Duration.ofNanos(l.expiresAt - now)));
+    }
+
+    List<LockInfo> list(String prefix, int limit) {
+        TreeSet<String> inUse = new TreeSet<>(names.keySet());
+        inUse.addAll(latches.keySet());
+        List<LockInfo> out = new ArrayList<>();
+        for (String name : inUse) {
+            if (out.size() >= limit) {
+                break;
+            }
+            if (name.startsWith(prefix)) {
+                inspect(name).ifPresent(out::add);
+            }
+        }
+        return out;
+    }
+
+    Optional<LockInfo> forceRelease(String name, OwnerId owner) {
+        Optional<LockInfo> before = inspect(name);
+        Name n = names.get(name);
+        if (n == null || !n.holders.removeIf(h -> h.owner.equals(owner))) {
+            return Optional.empty();
+        }
+        server.publish(name);
+        dropIfUnused(name, n);
+        return before;
     }
 
     // ---------------------------------------------------------------- kinds, test hooks

@@ -1,22 +1,27 @@
 package io.distlock.testkit;
 
+import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.Claim;
+import io.distlock.spi.ClaimAdmin;
 import io.distlock.spi.ClaimStore;
 import io.distlock.spi.CounterStore;
 import io.distlock.spi.HeldClaim;
 import io.distlock.spi.LockKey;
+import io.distlock.spi.OwnerId;
 import io.distlock.spi.Subscription;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
  * One client's view of an {@link InMemoryLockServer}'s read-write locks, semaphores and latches: the {@link
  * ClaimStore} and {@link CounterStore} the engine drives.
  */
-class InMemorySyncStore implements ClaimStore, CounterStore {
+class InMemorySyncStore implements ClaimStore, CounterStore, ClaimAdmin {
     final InMemoryLockServer server;
 
     InMemorySyncStore(InMemoryLockServer server) {
@@ -80,6 +85,21 @@ class InMemorySyncStore implements ClaimStore, CounterStore {
     public Subscription subscribe(LockKey key, Runnable wakeUp) {
         Runnable cancel = server.subscribe(key.name(), wakeUp);
         return cancel::run;
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(LockKey key) {
+        return server.claims(c -> c.inspect(key.name()));
+    }
+
+    @Override
+    public List<LockInfo> list(String prefix, int limit) {
+        return server.claims(c -> c.list(prefix, limit));
+    }
+
+    @Override
+    public Optional<LockInfo> forceRelease(LockKey key, OwnerId owner) {
+        return server.claims(c -> c.forceRelease(key.name(), owner));
     }
 
     @Override

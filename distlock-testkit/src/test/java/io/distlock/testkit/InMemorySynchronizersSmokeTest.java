@@ -2,12 +2,15 @@ package io.distlock.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.distlock.DistributedCountDownLatch;
 import io.distlock.DistributedReadWriteLock;
 import io.distlock.DistributedSemaphore;
 import io.distlock.LockClient;
 import io.distlock.LockHold;
+import io.distlock.LockInfo;
+import io.distlock.LockLostException;
 import io.distlock.PermitHold;
 import java.time.Duration;
 import java.util.Optional;
@@ -155,5 +158,31 @@ class InMemorySynchronizersSmokeTest {
         assertThatThrownBy(() -> a.semaphore("batch", 1).tryAcquire(1))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("count-down latch");
+    }
+
+    @Test
+    void admin_inspectsListsAndForceReleasesOneHold() throws Exception {
+        DistributedSemaphore s = a.semaphore("pool", 3);
+        PermitHold two = s.acquire(2);
+        PermitHold one = b.semaphore("pool", 3).acquire(1);
+        assertThat(b.countDownLatch("pool-latch").trySetCount(4)).isTrue();
+        LockInfo info = a.admin().inspect("pool").orElseThrow();
+        assertThat(info.kind()).isEqualTo(LockInfo.Kind.SEMAPHORE);
+        assertThat(info.holders())
+                .extracting(LockInfo.Holder::permits, LockInfo.Holder::fencingToken)
+                .containsExactly(tuple(2, two.fencingToken()), tuple(1, one.fencingToken()));
+        assertThat(a.admin().list("pool", 10))
+                .extracting(LockInfo::name, LockInfo::kind, LockInfo::count)
+                .containsExactly(
+                        tuple("pool", LockInfo.Kind.SEMAPHORE, 0L),
+                        tuple("pool-latch", LockInfo.Kind.COUNT_DOWN_LATCH, 4L));
+        String owner = info.holders().get(0).owner();
+        assertThat(a.admin().forceRelease("pool", owner)).isPresent();
+        assertThat(a.admin().forceRelease("pool", owner))
+                .as("nothing of that owner is left")
+                .isEmpty();
+        assertThat(s.availablePermits()).isEqualTo(2);
+        assertThatThrownBy(two::release).isInstanceOf(LockLostException.class);
+        one.release();
     }
 }
