@@ -260,4 +260,24 @@ final class BrokenSyncVariants {
             super(s -> s, CountDownCountedTwice::new);
         }
     }
+
+    /** A one-permit semaphore without leases, under the whole lock contract through {@link SemaphoreAsLock}. */
+    static final class PermitsWithoutLeasesAsLockVariant implements SemaphoreAsLock {
+        final InMemoryLockServer server = InMemoryLockServer.create();
+
+        @Override
+        public io.distlock.LockClient createBackendClient(Duration watchdogLease) {
+            return SyncStoreClients.client(server, watchdogLease, false, PermitsWithoutLeases::new, s -> s);
+        }
+
+        @Override
+        public void expireHold(String name) {
+            server.expireHold(name);
+        }
+
+        @Override
+        public List<String> residue(String name) {
+            return server.residue(name);
+        }
+    }
 }

@@ -65,7 +65,12 @@ class ContractCanFailTest {
                         List.of("reachingZero_wakesEveryWaiterOfEveryClient_promptly")),
                 Arguments.of(
                         BrokenSyncVariants.CountDownCountedTwiceVariant.class,
-                        List.of("countDown_replyLostAndRetried_countsOnce")));
+                        List.of("countDown_replyLostAndRetried_countsOnce")),
+                Arguments.of(
+                        BrokenSyncVariants.PermitsWithoutLeasesAsLockVariant.class,
+                        List.of(
+                                "fixedLease_endsWithoutRenewal_andUnlockThrowsLockLost",
+                                "waiter_holderNeverReleases_acquiresAfterTheLease")));
     }
 
     @ParameterizedTest(name = "{0}")
