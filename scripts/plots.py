@@ -478,8 +478,18 @@ def targets_svg():
                     target=1.0, target_label="target", scale_max=4.0)
 
 
+def jdbc_svg():
+    bars = []
+    for db in ("MariaDB", "PostgreSQL"):
+        for scenario in ("uncontended", "one key, 8 threads, one client", "one key, 8 clients", "10,000 keys, 8 threads"):
+            bars.append((scenario, db, raw("J").value("JDBC — " + db, "Ratios", scenario)))
+    return bars_svg("JDBC (mode TABLE), run J: distlock's ops/s ÷ Spring JdbcLockRegistry's", bars, target=1.0,
+                    target_label="as fast as Spring")
+
+
 def outputs():
     svgs = {
+        "jdbc.svg": jdbc_svg(),
         "redis-uncontended.svg": bars_svg(
             "Redis, uncontended lock+unlock: p50 ÷ the floor (PING), interleaved, runs TU6 and TU7",
             redis_ladder(), target=2.1, target_label="target for distlock: 2.1×"),
