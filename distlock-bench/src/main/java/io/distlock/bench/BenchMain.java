@@ -1,6 +1,9 @@
 package io.distlock.bench;
 
+import java.io.FileNotFoundException;
+import java.io.FileOutputStream;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,6 +21,7 @@ import java.util.Map;
  * --postgres JDBC-URL  default jdbc:postgresql://127.0.0.1:5432/test (user postgres)
  * --zookeeper HOST:PORT  default 127.0.0.1:2181 when it answers, else an in-process TestingServer
  * --etcd URL           default http://127.0.0.1:2379
+ * --csv FILE           also write every phase row and target line to FILE as CSV (for scripts/plots.py)
  * </pre>
  */
 public final class BenchMain {
@@ -50,6 +54,14 @@ public final class BenchMain {
         String zookeeper = opts.getOrDefault("zookeeper", "");
         String etcd = opts.getOrDefault("etcd", "http://127.0.0.1:2379");
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        String csv = opts.get("csv");
+        if (csv != null) {
+            try {
+                Report.csvTo(new PrintStream(new FileOutputStream(csv), true, StandardCharsets.UTF_8));
+            } catch (FileNotFoundException e) {
+                throw new UncheckedIOException("--csv " + csv, e);
+            }
+        }
         List<String> parts = new ArrayList<>();
         switch (what) {
             case "all" -> parts.addAll(List.of("redis", "jdbc", "zookeeper", "etcd"));
@@ -91,6 +103,6 @@ public final class BenchMain {
     private static void usage(PrintStream out) {
         out.println(
                 "usage: java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor> [--seconds N]"
-                        + " [--redis URI] [--mariadb JDBC-URL] [--postgres JDBC-URL] [--zookeeper HOST:PORT] [--etcd URL]");
+                        + " [--redis URI] [--mariadb JDBC-URL] [--postgres JDBC-URL] [--zookeeper HOST:PORT] [--etcd URL] [--csv FILE]");
     }
 }

@@ -9,22 +9,48 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
-/** Markdown output of a run: tables of phases, ratios against targets, the machine's load. */
+/**
+ * Markdown output of a run: tables of phases, ratios against targets, the machine's load. With {@link #csvTo}, every
+ * phase row and target line also goes to a CSV file, for scripts/plots.py.
+ */
 final class Report {
+    static final String CSV_HEADER = "kind,title,section,label,threads,ops_per_s,p50_us,p99_us,hand_off_p50_us,"
+            + "hand_off_p99_us,hand_offs,busiest_to_idlest,errors,measured,comparator,wanted,met";
+
+    private static final Object[] NO_PHASE = {"", "", "", "", "", "", "", "", ""};
+    private static final Object[] NO_TARGET = {"", "", "", ""};
+    private static @Nullable PrintStream csv;
+
     private final PrintStream out;
+    private String title = "";
+    private String section = "";
 
     Report(PrintStream out) {
         this.out = out;
     }
 
+    /** Every report of this run also writes its rows to {@code sink}, after a header line; null stops that. */
+    static void csvTo(@Nullable PrintStream sink) {
+        csv = sink;
+        if (sink != null) {
+            sink.println(CSV_HEADER);
+        }
+    }
+
     void title(String text) {
+        title = text;
+        section = "";
         out.println();
         out.println("## " + text);
         out.println();
     }
 
     void section(String text) {
+        section = text;
         out.println();
         out.println("### " + text);
         out.println();
@@ -70,6 +96,7 @@ final class Report {
             out.println("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
         }
         for (Result r : rows) {
+            csvRow("phase", r.label(), phaseFields(r), NO_TARGET);
             String errors = r.errors() + (r.stuck() > 0 ? " (" + r.stuck() + " stuck)" : "");
             if (handOff) {
                 out.printf(
@@ -122,6 +149,8 @@ final class Report {
                     case "==" -> Math.abs(measured - target) < 1e-9;
                     default -> throw new IllegalArgumentException("comparator: " + comparator);
                 };
+        csvRow("target", what, NO_PHASE, new Object[] {measured, comparator, target, Double.isNaN(measured) ? "" : met
+        });
         out.printf(
                 Locale.ROOT,
                 "| %s | %s | %s %s | %s |%n",
@@ -136,6 +165,40 @@ final class Report {
     void targetHeader() {
         out.println("| target | measured | wanted | verdict |");
         out.println("| --- | ---: | ---: | --- |");
+    }
+
+    private static Object[] phaseFields(Result r) {
+        return new Object[] {
+            r.threads(),
+            r.opsPerSec(),
+            r.p50Micros(),
+            r.p99Micros(),
+            r.handOffP50Micros(),
+            r.handOffP99Micros(),
+            r.handOffs(),
+            r.busiestToIdlest(),
+            r.errors()
+        };
+    }
+
+    private void csvRow(String kind, String label, Object[] phase, Object[] target) {
+        PrintStream sink = csv;
+        if (sink == null) {
+            return;
+        }
+        String line = Stream.of(Stream.of(kind, title, section, label), Stream.of(phase), Stream.of(target))
+                .flatMap(x -> x)
+                .map(Report::csvField)
+                .collect(Collectors.joining(","));
+        sink.println(line);
+        sink.flush();
+    }
+
+    static String csvField(Object value) {
+        String s = value instanceof Double d
+                ? (Double.isNaN(d) ? "" : String.format(Locale.ROOT, "%.6g", d))
+                : String.valueOf(value);
+        return s.contains(",") || s.contains("\"") || s.contains("\n") ? '"' + s.replace("\"", "\"\"") + '"' : s;
     }
 
     static String num(double v) {

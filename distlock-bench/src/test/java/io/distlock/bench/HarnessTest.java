@@ -61,8 +61,21 @@ class HarnessTest {
     }
 
     @Test
-    void jitMillis_toldByHotSpot() {
-        assertThat(Harness.jitMillis()).isNotNegative();
+    void jitMillis_growsWhileTheJitCompiles() {
+        // warm() waits for a step in which this clock stands still: a clock that never moves, or is not told (-1),
+        // would end every warm-up after its fixed part, the JIT still compiling
+        long before = Harness.jitMillis();
+        assertThat(before).as("HotSpot tells its compilation time").isPositive();
+        long giveUp = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        long sink = 0;
+        for (int round = 0; Harness.jitMillis() == before && System.nanoTime() - giveUp < 0; round++) {
+            // hot code the JIT has not seen: C1 and then C2 compile it
+            sink += new SplittableRandom(round)
+                    .ints(10_000)
+                    .map(i -> (i * 31) ^ (i >>> 7))
+                    .sum();
+        }
+        assertThat(Harness.jitMillis()).as("after hot code (%d)", sink).isGreaterThan(before);
     }
 
     @Test

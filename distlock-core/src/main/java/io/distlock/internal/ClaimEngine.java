@@ -123,7 +123,12 @@ final class ClaimEngine implements Watchdog.Engine<ClaimHold, HeldClaim> {
             Backoff backoff = null;
             boolean notifies = true;
             for (; ; ) {
-                ensureOpen();
+                if (closed) {
+                    if (w != null) {
+                        giveUp(s, w, claim); // the client closed under a waiter: its queue entry goes too
+                    }
+                    ensureOpen();
+                }
                 if (w != null) {
                     w.woken = false; // a wake-up from here on means: try again without parking
                 }

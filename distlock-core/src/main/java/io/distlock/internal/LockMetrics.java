@@ -1,8 +1,9 @@
 package io.distlock.internal;
 
 /**
- * Hooks for metrics (the Spring Boot starter binds them to Micrometer). Called on the hot path: implementations must
- * be quick and must not throw. The default does nothing.
+ * Hooks for metrics, set with {@link EngineConfig#withMetrics}; no backend's builder takes one yet, and distlock binds
+ * them to no metrics library. Called on the hot path: implementations must be quick and must not throw. The default
+ * does nothing.
  */
 public interface LockMetrics {
 

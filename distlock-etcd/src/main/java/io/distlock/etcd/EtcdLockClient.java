@@ -23,6 +23,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * A {@link LockClient} over etcd v3, through jetcd.
  *
+ * <!-- sample: etcd-client -->
  * <pre>{@code
  * try (LockClient client = EtcdLockClient.create("http://127.0.0.1:2379")) {
  *     DistributedLock lock = client.lock("order:123");
@@ -32,8 +33,8 @@ import org.jspecify.annotations.Nullable;
  *     } finally {
  *         lock.unlock();
  *     }
- *     try (LockHold hold = lock.acquire(Duration.ofSeconds(5))) {
- *         resource.write(hold.fencingToken(), data); // the resource refuses tokens older than the newest it saw
+ *     try (LockHold hold = lock.acquire()) {
+ *         orders.update(hold.fencingToken(), order); // the resource refuses stale tokens
  *     }
  * }
  * }</pre>

@@ -20,8 +20,9 @@ import org.jspecify.annotations.Nullable;
  * A {@link LockClient} whose locks live in a relational database reached through a {@link DataSource}: PostgreSQL
  * 10+, MariaDB 10.3+, MySQL 8.0+ or H2 2.x. The dialect is detected from the connection's metadata.
  *
+ * <!-- sample: jdbc-client -->
  * <pre>{@code
- * try (JdbcLockClient client = JdbcLockClient.create(dataSource)) {   // mode TABLE, tables distlock_*
+ * try (JdbcLockClient client = JdbcLockClient.create(dataSource)) { // mode TABLE, tables distlock_*
  *     DistributedLock lock = client.lock("order:123");
  *     lock.lock();
  *     try {
@@ -29,8 +30,8 @@ import org.jspecify.annotations.Nullable;
  *     } finally {
  *         lock.unlock();
  *     }
- *     try (LockHold hold = lock.acquire(Duration.ofSeconds(5))) {
- *         // UPDATE orders SET ..., fence = ? WHERE id = ? AND fence < ?   (bind hold.fencingToken())
+ *     try (LockHold hold = lock.acquire()) {
+ *         // UPDATE orders SET ..., fence = ? WHERE id = ? AND fence <= ?   (bind hold.fencingToken())
  *     }
  * }
  * }</pre>

@@ -22,6 +22,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * A {@link LockClient} over Redis (standalone, Sentinel or Cluster), through Lettuce.
  *
+ * <!-- sample: redis-client -->
  * <pre>{@code
  * try (LockClient client = RedisLockClient.create("redis://localhost:6379")) {
  *     DistributedLock lock = client.lock("order:123");
@@ -31,7 +32,7 @@ import org.jspecify.annotations.Nullable;
  *     } finally {
  *         lock.unlock();
  *     }
- *     try (LockHold hold = lock.acquire(Duration.ofSeconds(5))) {
+ *     try (LockHold hold = lock.acquire()) {
  *         resource.write(hold.fencingToken(), data); // the resource refuses stale tokens
  *     }
  * }

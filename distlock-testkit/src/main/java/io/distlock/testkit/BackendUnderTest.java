@@ -15,7 +15,7 @@ import org.junit.jupiter.api.AfterEach;
  * #newClient()} are closed after each test.
  *
  * <pre>{@code
- * class RedisLockIT implements LockContract, FencingContract, LeaseContract {
+ * class RedisLockIT implements AllLockContracts {
  *     @RegisterExtension static final RedisServer redis = RedisServer.onFreePort();
  *     public LockClient createClient(Duration watchdogLease) {
  *         return RedisLockClient.builder().uri(redis.uri()).leaseTime(watchdogLease).build();

@@ -20,6 +20,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * A {@link LockClient} over Apache ZooKeeper, through Apache Curator.
  *
+ * <!-- sample: zookeeper-client -->
  * <pre>{@code
  * try (LockClient client = ZooKeeperLockClient.create("zk1:2181,zk2:2181,zk3:2181")) {
  *     DistributedLock lock = client.lock("order:123");
@@ -29,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  *     } finally {
  *         lock.unlock();
  *     }
- *     try (LockHold hold = lock.acquire(Duration.ofSeconds(5))) {
+ *     try (LockHold hold = lock.acquire()) {
  *         resource.write(hold.fencingToken(), data);
  *     }
  * }
