@@ -53,6 +53,15 @@ public interface BackendUnderTest {
     /** A factory class and its argument for child JVMs. */
     record ChildClient(Class<? extends ClientFactory> factory, String argument) {}
 
+    /**
+     * How long the holds of a process that died may outlive it where a hold lasts as long as a session and the store
+     * reports no lease (ZooKeeper's session timeout, a database session that ends with its connection), plus the
+     * store's slack. Used with {@link #childClient()}.
+     */
+    default Duration deadOwnerRelease() {
+        return Duration.ofSeconds(10);
+    }
+
     /** The default watchdog lease the contracts run with: long enough that no test outlives it by accident. */
     default Duration defaultLease() {
         return Duration.ofSeconds(30);

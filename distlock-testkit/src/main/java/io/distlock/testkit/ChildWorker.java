@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 
 /**
  * The child JVM of the multi-process contracts. Modes:
@@ -19,7 +20,14 @@ import java.util.concurrent.locks.LockSupport;
  * <ul>
  *   <li>{@code counter FACTORY ARG NAME FILE MILLIS THREADS}: runs the read-sleep-write counter over a {@link
  *       FileFencedCounter} and prints {@code RESULT <increments>};
- *   <li>{@code wait FACTORY ARG NAME}: prints {@code WAITING}, then waits for the fair lock until killed.
+ *   <li>{@code write-counter FACTORY ARG NAME FILE MILLIS THREADS}: the same counter over write locks of a read-write
+ *       lock;
+ *   <li>{@code wait FACTORY ARG NAME}: prints {@code WAITING}, then waits for the fair lock until killed;
+ *   <li>{@code hold FACTORY ARG NAME}, {@code read FACTORY ARG NAME}, {@code permits FACTORY ARG NAME SIZE N}: takes
+ *       the lock, the read lock, or {@code N} permits of the semaphore of size {@code SIZE} (the watchdog renewing),
+ *       prints {@code HELD}, and keeps it until killed;
+ *   <li>{@code count-down FACTORY ARG NAME}: counts the latch down once and prints {@code COUNTED};
+ *   <li>{@code await FACTORY ARG NAME}: prints {@code WAITING}, waits for the latch, prints {@code OPENED}.
  * </ul>
  */
 public final class ChildWorker {
@@ -31,7 +39,42 @@ public final class ChildWorker {
         try (LockClient client = factory.create(args[2])) {
             switch (args[0]) {
                 case "counter" ->
-                    counter(client, args[3], Path.of(args[4]), Long.parseLong(args[5]), Integer.parseInt(args[6]));
+                    counter(
+                            client,
+                            c -> c.lock(args[3]),
+                            Path.of(args[4]),
+                            Long.parseLong(args[5]),
+                            Integer.parseInt(args[6]));
+                case "write-counter" ->
+                    counter(
+                            client,
+                            c -> c.readWriteLock(args[3]).writeLock(),
+                            Path.of(args[4]),
+                            Long.parseLong(args[5]),
+                            Integer.parseInt(args[6]));
+                case "hold" -> {
+                    client.lock(args[3]).lock();
+                    heldUntilKilled();
+                }
+                case "read" -> {
+                    client.readWriteLock(args[3]).readLock().lock();
+                    heldUntilKilled();
+                }
+                case "permits" -> {
+                    var unused =
+                            client.semaphore(args[3], Integer.parseInt(args[4])).acquire(Integer.parseInt(args[5]));
+                    heldUntilKilled();
+                }
+                case "count-down" -> {
+                    client.countDownLatch(args[3]).countDown();
+                    print("COUNTED");
+                }
+                case "await" -> {
+                    var latch = client.countDownLatch(args[3]);
+                    print("WAITING");
+                    latch.await();
+                    print("OPENED");
+                }
                 case "wait" -> {
                     DistributedLock lock = client.fairLock(args[3]);
                     System.out.println("WAITING");
@@ -47,7 +90,19 @@ public final class ChildWorker {
         System.exit(0);
     }
 
-    private static void counter(LockClient client, String name, Path file, long millis, int threads)
+    private static void print(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+
+    /** Prints HELD and sleeps until the parent kills the JVM, as a crash would end it: no release. */
+    private static void heldUntilKilled() throws InterruptedException {
+        print("HELD");
+        Thread.sleep(Long.MAX_VALUE);
+    }
+
+    private static void counter(
+            LockClient client, Function<LockClient, DistributedLock> lockOf, Path file, long millis, int threads)
             throws InterruptedException {
         FileFencedCounter counter = new FileFencedCounter(file);
         AtomicLong increments = new AtomicLong();
@@ -56,7 +111,7 @@ public final class ChildWorker {
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         List<Thread> workers = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
-            DistributedLock lock = client.lock(name);
+            DistributedLock lock = lockOf.apply(client);
             workers.add(new Thread(() -> {
                 try {
                     gate.await();
