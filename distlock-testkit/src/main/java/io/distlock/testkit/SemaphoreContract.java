@@ -234,6 +234,7 @@ public interface SemaphoreContract extends BackendUnderTest {
             String value = Integer.toString(bad);
             assertThatThrownBy(() -> s.acquire(bad))
                     .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("permits")
                     .hasMessageContaining(value);
             assertThatThrownBy(() -> s.tryAcquire(bad))
                     .isInstanceOf(IllegalArgumentException.class)
