@@ -4,14 +4,19 @@ import io.distlock.LockClient;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.TestInstance;
 
-/** The reference backend runs the read-write lock, semaphore and latch contracts, which shows they can be passed. */
+/**
+ * The reference backend runs the read-write lock, semaphore and latch contracts, which shows they can be passed. One
+ * server per test class (a subclass runs the other mode), closed after it.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class InMemorySynchronizersTest
         implements ReadWriteLockContract, SemaphoreContract, CountDownLatchContract, LostReplyContract {
-    static final InMemoryLockServer server = InMemoryLockServer.create();
+    final InMemoryLockServer server = InMemoryLockServer.create();
 
     @AfterAll
-    static void stop() {
+    void stop() {
         server.close();
     }
 
