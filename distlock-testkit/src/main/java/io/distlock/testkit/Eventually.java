@@ -17,4 +17,16 @@ public final class Eventually {
             Timing.sleep(Duration.ofMillis(10));
         }
     }
+
+    /**
+     * Returns when {@code waiter} is parked with a deadline, as a thread waiting for a lock, permits or a latch is
+     * between its attempts (by then it has asked the store at least once, and queued where the store queues); fails
+     * if it does not park within {@code bound}.
+     */
+    public static void parked(Thread waiter, Duration bound) {
+        within(
+                bound,
+                waiter.getName() + " parked waiting (state " + waiter.getState() + ")",
+                () -> waiter.getState() == Thread.State.TIMED_WAITING);
+    }
 }

@@ -250,7 +250,8 @@ public interface ReadWriteLockContract extends BackendUnderTest {
             }
         });
         w.start();
-        Timing.sleep(Duration.ofMillis(300)); // the writer waits in the store by now
+        Eventually.parked(w, Timing.seconds(10));
+        Timing.sleep(Duration.ofMillis(100)); // the writer waits in the store by now
         assertThat(writerIn.get()).as("writer in beside a reader").isZero();
         assertThat(laterReader.tryLock())
                 .as("a reader that came after a waiting writer")

@@ -113,7 +113,8 @@ public interface SemaphoreContract extends BackendUnderTest {
             }
         });
         t.start();
-        Timing.sleep(Duration.ofMillis(300)); // the large acquire waits in the store by now
+        Eventually.parked(t, Timing.seconds(10));
+        Timing.sleep(Duration.ofMillis(100)); // the large acquire waits in the store by now
         assertThat(small.tryAcquire(1))
                 .as("a free permit, but an earlier waiter needs it")
                 .isEmpty();
