@@ -439,7 +439,7 @@ public interface ReadWriteLockContract extends BackendUnderTest {
     @Test
     default void readHold_withEndedLease_isGone_whileAnotherReaderRenews() throws Exception {
         String name = uniqueName();
-        DistributedLock renewing = rw(newClient(Duration.ofMillis(600)), name).readLock();
+        DistributedLock renewing = rw(newClient(Duration.ofMillis(900)), name).readLock();
         DistributedLock ending = rw(newClient(), name).readLock();
         RecordingLockListener listener = new RecordingLockListener();
         ending.addListener(listener);
@@ -466,7 +466,7 @@ public interface ReadWriteLockContract extends BackendUnderTest {
     default void watchdog_keepsReadAndWriteHoldsPastTheirLease() throws Exception {
         String readName = uniqueName();
         String writeName = uniqueName();
-        Duration lease = Duration.ofMillis(600);
+        Duration lease = Duration.ofMillis(900);
         LockClient client = newClient(lease);
         LockHold read = rw(client, readName).readLock().acquire();
         DistributedLock write = rw(client, writeName).writeLock();

@@ -344,7 +344,7 @@ public interface SemaphoreContract extends BackendUnderTest {
     @Test
     default void watchdog_keepsPermitsPastTheirLease() {
         String name = uniqueName();
-        Duration lease = Duration.ofMillis(600);
+        Duration lease = Duration.ofMillis(900);
         DistributedSemaphore s = newClient(lease).semaphore(name, 2);
         PermitHold h = s.tryAcquire(2).orElseThrow();
         Timing.sleep(lease.multipliedBy(3));
