@@ -190,8 +190,7 @@ final class BrokenSyncVariants {
     // ---------------------------------------------------------------- the suites over them
 
     /** The in-memory backend with decorated read-write lock, semaphore and latch stores. */
-    abstract static class Fixture
-            implements ReadWriteLockContract, SemaphoreContract, CountDownLatchContract, LostReplyContract {
+    abstract static class Fixture implements AllSynchronizerContracts, LostReplyContract {
         final InMemoryLockServer server = InMemoryLockServer.create();
         private final Function<InMemorySyncStore, ClaimStore> claims;
         private final Function<InMemorySyncStore, CounterStore> counters;
