@@ -11,12 +11,19 @@ import io.distlock.spi.Attempt;
 import io.distlock.spi.ClaimAdmin;
 import io.distlock.spi.ClaimStore;
 import io.distlock.spi.CounterStore;
+import io.distlock.spi.FreeSubscriptions;
 import io.distlock.spi.Grant;
+import io.distlock.spi.GrantsWithWakeUp;
 import io.distlock.spi.HandOff;
+import io.distlock.spi.HandsOff;
 import io.distlock.spi.HeldLock;
+import io.distlock.spi.Lease;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.LockStore;
 import io.distlock.spi.OwnerId;
+import io.distlock.spi.QueueOrdered;
+import io.distlock.spi.ReportsLoss;
+import io.distlock.spi.SessionHolds;
 import io.distlock.spi.Subscription;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,7 +59,7 @@ import org.slf4j.LoggerFactory;
  * unless a local owner holds the lock or, for an acquire that may wait, a local waiter is already there (the first
  * local waiter is the one woken to try). Then it joins the local queue. Only the first local waiter talks to the store:
  * it subscribes, re-checks (so a release between its failed attempt and the subscription is not missed), and sleeps
- * until a wake-up or the holder's remaining lease, whichever is first. On a store that subscribes freely (Traits), an
+ * until a wake-up or the holder's remaining lease, whichever is first. On a store that subscribes freely (FreeSubscriptions), an
  * acquire that may wait for a name that was busy for this client within the last second subscribes before its first
  * attempt, which then is that re-check (so the store can register the client as waiting with its first attempt).
  * A wake-up (store notification, local release, lost local hold) wakes that one waiter. When a local owner releases and a local waiter exists, the lock is handed
@@ -70,7 +77,7 @@ import org.slf4j.LoggerFactory;
  * name is on its way (LockState.attemptsInFlight: that attempt may take the hold over itself) or a local holder exists;
  * the store then treats the message as a plain wake-up.
  *
- * Waiting, non-fair on a store whose queue is the order (queuesEveryWaiter and handsOff: ZooKeeper, etcd). As above,
+ * Waiting, non-fair on a store whose queue is the order (QueueOrdered and HandsOff: ZooKeeper, etcd). As above,
  * but the first local waiter's attempts queue in the store (it keeps the client's place there and gives it back if it
  * gives up), and a hand-off never passes another client's queued waiter: the store answers "queued" instead and the
  * local waiter waits in the queue. Since the store keeps the order between clients, hand-offs have no streak limit.
@@ -105,7 +112,16 @@ public final class LockEngine implements LockClient, Watchdog.Engine<HoldImpl, H
     private static final int RECENTLY_BUSY_MAX = 4096;
 
     private final LockStore store;
-    private final LockStore.Traits traits;
+    /** The store's abilities, discovered once. */
+    private final @Nullable HandsOff handOffs;
+
+    private final @Nullable GrantsWithWakeUp grants;
+    private final @Nullable SessionHolds sessionHolds;
+    private final boolean queueOrdered;
+    private final boolean freeSubscriptions;
+    /** The lease of holds the watchdog renews. */
+    private final Lease renewedLease;
+
     private final EngineConfig config;
     private final String clientId;
     private final Ticker ticker;
@@ -130,7 +146,12 @@ public final class LockEngine implements LockClient, Watchdog.Engine<HoldImpl, H
             LockStore store, @Nullable ClaimStore claimStore, @Nullable CounterStore counters, EngineConfig config) {
         this.store = Objects.requireNonNull(store, "store");
         this.config = Objects.requireNonNull(config, "config");
-        this.traits = store.traits();
+        this.handOffs = store instanceof HandsOff h ? h : null;
+        this.grants = store instanceof GrantsWithWakeUp g ? g : null;
+        this.sessionHolds = store instanceof SessionHolds sh ? sh : null;
+        this.queueOrdered = store instanceof QueueOrdered;
+        this.freeSubscriptions = store instanceof FreeSubscriptions;
+        this.renewedLease = Lease.renewed(config.watchdogLease());
         this.clientId = config.clientId();
         String id = clientId;
         this.threadOwners = ThreadLocal.withInitial(() -> new OwnerId(id + ":t" + threadId(Thread.currentThread())));
@@ -149,13 +170,15 @@ public final class LockEngine implements LockClient, Watchdog.Engine<HoldImpl, H
         long tick = Math.max(1, config.watchdogLease().toNanos() / 3);
         this.watchdogTickNanos = tick;
         scheduler.scheduleWithFixedDelay(this::tickWatchdogs, tick, tick, TimeUnit.NANOSECONDS);
-        store.onPossibleLoss(() -> {
-            try {
-                scheduler.execute(this::tickWatchdogs);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                // closing: nothing left to check
-            }
-        });
+        if (store instanceof ReportsLoss reports) {
+            reports.onPossibleLoss(() -> {
+                try {
+                    scheduler.execute(this::tickWatchdogs);
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    // closing: nothing left to check
+                }
+            });
+        }
     }
 
     /**
@@ -375,7 +398,7 @@ public final class LockEngine implements LockClient, Watchdog.Engine<HoldImpl, H
                 }
             }
             // every local waiter in the store's queue (fair locks; stores whose queue is the only order)
-            boolean queued = lock.fair || (traits.queuesEveryWaiter() && !traits.handsOff());
+            boolean queued = lock.fair || (queueOrdered && handOffs == null);
             boolean mayWait = waitNanos > 0;
             long deadline = start + waitNanos;
             long nextTryAt = start;
@@ -433,7 +456,7 @@ public final class LockEngine implements LockClient, Watchdog.Engine<HoldImpl, H
                         w.signalled = false;
                         // a release must not hand the lock to a waiter whose own attempt is on its way to the store
                         w.attempting = attempt;
-                        if (attempt && mayWait && (queued || traits.queuesEveryWaiter())) {
+                        if (attempt && mayWait && (queued || queueOrdered)) {
                             queueAttempt = true;
                             w.inStoreQueue |= !queued; // from now on it has a place to give back
                         }
@@ -443,7 +466,7 @@ public final class LockEngine implements LockClient, Watchdog.Engine<HoldImpl, H
                 }
 
                 if (attempt) {
-                    Duration lease = fixedLease != null ? fixedLease : config.watchdogLease();
+                    Lease lease = fixedLease != null ? Lease.fixed(fixedLease) : renewedLease;
                     long sent = ticker.read();
                     Attempt result;
                     try {
@@ -476,7 +499,7 @@ public final class LockEngine implements LockClient, Watchdog.Engine<HoldImpl, H
                                 acquired.fencingToken(),
                                 fixedLease,
                                 sent,
-                                lease.toNanos(),
+                                lease.length().toNanos(),
                                 acquired.spareTokens());
                         install(s, w, h);
                         metrics.acquired(lock.name(), ticker.read() - start);
@@ -585,7 +608,7 @@ public final class LockEngine implements LockClient, Watchdog.Engine<HoldImpl, H
      * may wait subscribes before its first attempt; only for stores that subscribe freely.
      */
     private boolean recentlyBusy(String name) {
-        if (!traits.subscribesFreely()) {
+        if (!freeSubscriptions) {
             return false;
         }
         Long at = recentlyBusy.get(name);
@@ -593,7 +616,7 @@ public final class LockEngine implements LockClient, Watchdog.Engine<HoldImpl, H
     }
 
     private void noteBusy(String name) {
-        if (!traits.subscribesFreely()) {
+        if (!freeSubscriptions) {
             return;
         }
         long now = ticker.read();
@@ -734,7 +757,13 @@ public final class LockEngine implements LockClient, Watchdog.Engine<HoldImpl, H
         try {
             Subscription sub = s.subscription;
             if (sub == null) {
-                sub = call("subscribe", s.key, () -> store.subscribe(s.key, () -> onWake(s), g -> onGrant(s, g)));
+                GrantsWithWakeUp g = grants;
+                sub = call(
+                        "subscribe",
+                        s.key,
+                        () -> g != null
+                                ? g.subscribe(s.key, () -> onWake(s), grant -> onGrant(s, grant))
+                                : store.subscribe(s.key, () -> onWake(s)));
                 s.subscription = sub;
             }
             return sub.notifies();
@@ -864,8 +893,8 @@ public final class LockEngine implements LockClient, Watchdog.Engine<HoldImpl, H
         s.mutex.lock();
         try {
             // a store whose queue is the order answers "queued" when another client waits: no streak limit needed
-            boolean streakAllowed = traits.queuesEveryWaiter() || s.handOffStreak < config.handOffLimit();
-            if (traits.handsOff() && streakAllowed && s.holder == h) {
+            boolean streakAllowed = queueOrdered || s.handOffStreak < config.handOffLimit();
+            if (handOffs != null && streakAllowed && s.holder == h) {
                 next = s.firstLocal();
                 if (next != null && next.attempting) {
                     next = null; // its own attempt may already be granted; release through the store instead
@@ -922,12 +951,13 @@ public final class LockEngine implements LockClient, Watchdog.Engine<HoldImpl, H
     }
 
     private void handOff(LockState s, HoldImpl from, Waiter to) {
-        Duration lease = to.fixedLease != null ? to.fixedLease : config.watchdogLease();
+        Lease lease = to.fixedLease != null ? Lease.fixed(to.fixedLease) : renewedLease;
         long sent = ticker.read();
         HandOff answer;
         RuntimeException failure = null;
         try {
-            answer = Objects.requireNonNull(store.handOff(s.key, from.storeOwner, to.owner, lease), "handOff answer");
+            HandsOff h = Objects.requireNonNull(handOffs, "a hand-off without the ability");
+            answer = Objects.requireNonNull(h.handOff(s.key, from.storeOwner, to.owner, lease), "handOff answer");
         } catch (RuntimeException e) {
             answer = HandOff.notHeld();
             failure = e;
@@ -943,7 +973,7 @@ public final class LockEngine implements LockClient, Watchdog.Engine<HoldImpl, H
                     g.fencingToken(),
                     to.fixedLease,
                     sent,
-                    lease.toNanos(),
+                    lease.length().toNanos(),
                     g.spareTokens());
             activate(granted);
         }
@@ -962,7 +992,7 @@ public final class LockEngine implements LockClient, Watchdog.Engine<HoldImpl, H
                 to.status = Waiter.Status.WAITING;
                 // queued: the store put it behind owners of other clients; it waits there and gives the place back
                 // if it gives up (a failed round trip may have queued it too, without our knowing)
-                to.inStoreQueue |= queued || (failure != null && traits.queuesEveryWaiter());
+                to.inStoreQueue |= queued || (failure != null && queueOrdered);
                 s.waiters.addFirst(to);
                 s.signalWaiters();
             }
@@ -1042,7 +1072,7 @@ public final class LockEngine implements LockClient, Watchdog.Engine<HoldImpl, H
         log.warn("distlock: lost lock '{}' (fencing token {}, owner {})", h.name(), h.fencingToken, h.owner);
         metrics.lost(h.name());
         h.lock.fireLost(h.fencingToken, cause);
-        return !traits.expiresHolds() && cause == null; // the store keeps no lease: end the hold there too
+        return sessionHolds != null && cause == null; // the store keeps no lease: end the hold there too
     }
 
     /** Ends a hold that {@link #tellLost} reported lost in the store, unless its owner holds the lock again. */
@@ -1250,7 +1280,7 @@ public final class LockEngine implements LockClient, Watchdog.Engine<HoldImpl, H
 
     private void abandonHoldQuietly(HoldImpl h) {
         try {
-            store.abandonHold(h.heldLock());
+            Objects.requireNonNull(sessionHolds, "no session holds").abandonHold(h.heldLock());
         } catch (RuntimeException e) {
             log.warn(
                     "distlock: could not clean up after lost '{}' for {}; it expires with its lease",

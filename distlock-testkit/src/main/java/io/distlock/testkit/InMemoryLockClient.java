@@ -85,7 +85,7 @@ public final class InMemoryLockClient extends EngineClient {
             InMemoryLockServer s = server != null ? server : InMemoryLockServer.create();
             InMemorySyncStore sync = new InMemorySyncStore(s);
             return new InMemoryLockClient(
-                    LockEngine.create(new InMemoryLockStore(s, strictQueue), sync, sync, config()));
+                    LockEngine.create(InMemoryLockStore.of(s, strictQueue), sync, sync, config()));
         }
 
         /** Builds over a store other than the standard one; the testkit's own tests use it for broken variants. */
