@@ -8,6 +8,7 @@ import io.distlock.internal.LockEngine;
 import io.distlock.internal.Ticker;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -64,9 +65,13 @@ public final class InMemoryLockClient extends EngineClient {
             return this;
         }
 
-        /** The client's monotonic clock; default {@link System#nanoTime()}. */
-        public Builder ticker(Ticker ticker) {
-            this.ticker = Objects.requireNonNull(ticker, "ticker");
+        /**
+         * The client's monotonic clock, in nanoseconds (as {@link System#nanoTime()}, the default); tests drive time by
+         * hand with it.
+         */
+        public Builder ticker(LongSupplier nanoTime) {
+            Objects.requireNonNull(nanoTime, "nanoTime");
+            this.ticker = nanoTime::getAsLong;
             return this;
         }
 
