@@ -142,13 +142,13 @@ final class ClaimEngine implements Watchdog.Engine<ClaimHold, HeldClaim> {
                 } catch (RuntimeException e) {
                     leave(s, w);
                     abandonQuietly(claim); // the grant may have happened with its answer lost
-                    if (interruptible && LockEngine.interruptedBy(e)) {
+                    if (interruptible && StoreCalls.interruptedBy(e)) {
                         InterruptedException ie =
                                 new InterruptedException("interrupted while asking the store for " + view.describe());
                         ie.initCause(e);
                         throw ie;
                     }
-                    throw LockEngine.storeFailure("acquire", s.key, e);
+                    throw StoreCalls.storeFailure("acquire", s.key, e);
                 }
                 if (answer instanceof Attempt.Acquired acquired) {
                     ClaimHold h = new ClaimHold(this, s, view, claim, acquired.fencingToken(), threadView, sent);
@@ -278,7 +278,7 @@ final class ClaimEngine implements Watchdog.Engine<ClaimHold, HeldClaim> {
         try {
             Subscription sub = s.subscription;
             if (sub == null) {
-                sub = LockEngine.call("subscribe", s.key, () -> store.subscribe(s.key, () -> onWake(s)));
+                sub = StoreCalls.call("subscribe", s.key, () -> store.subscribe(s.key, () -> onWake(s)));
                 s.subscription = sub;
             }
             return sub.notifies();
@@ -352,7 +352,7 @@ final class ClaimEngine implements Watchdog.Engine<ClaimHold, HeldClaim> {
                 released = store.release(h.held);
             } catch (RuntimeException e) {
                 ended(s, h);
-                throw LockEngine.storeFailure("release", s.key, e);
+                throw StoreCalls.storeFailure("release", s.key, e);
             }
             ended(s, h);
             if (!released) {
@@ -484,7 +484,7 @@ final class ClaimEngine implements Watchdog.Engine<ClaimHold, HeldClaim> {
     /** The permits of {@code view}'s name that no live hold has, as the store counts them. */
     int available(ClaimView view) {
         LockKey key = new LockKey(view.name);
-        return LockEngine.call("availablePermits", key, () -> store.available(key, view.kind, view.size));
+        return StoreCalls.call("availablePermits", key, () -> store.available(key, view.kind, view.size));
     }
 
     /** Whether any owner holds the name in {@code mode} (for a write view: exclusively) as far as the store knows. */
@@ -544,7 +544,7 @@ final class ClaimEngine implements Watchdog.Engine<ClaimHold, HeldClaim> {
             }
         }
         for (Subscription sub : subscriptions) {
-            LockEngine.closeQuietly(sub);
+            StoreCalls.closeQuietly(sub);
         }
         try {
             store.close();
@@ -599,7 +599,7 @@ final class ClaimEngine implements Watchdog.Engine<ClaimHold, HeldClaim> {
             s.mutex.unlock();
         }
         if (dropped != null) {
-            LockEngine.closeQuietly(dropped);
+            StoreCalls.closeQuietly(dropped);
         }
     }
 

@@ -30,12 +30,12 @@ final class EngineAdmin implements LockAdmin {
     @Override
     public Optional<LockInfo> inspect(String name) {
         LockKey key = new LockKey(Checks.name(name));
-        Optional<LockInfo> lock = LockEngine.call("inspect", key, () -> locks.inspect(key));
+        Optional<LockInfo> lock = StoreCalls.call("inspect", key, () -> locks.inspect(key));
         ClaimAdmin c = claims;
         if (lock.isPresent() || c == null) {
             return lock;
         }
-        return LockEngine.call("inspect", key, () -> c.inspect(key));
+        return StoreCalls.call("inspect", key, () -> c.inspect(key));
     }
 
     @Override
@@ -43,10 +43,10 @@ final class EngineAdmin implements LockAdmin {
         Objects.requireNonNull(prefix, "prefix");
         Checks.positive(limit, "limit");
         LockKey pattern = new LockKey(prefix.isEmpty() ? "*" : prefix);
-        List<LockInfo> all = new ArrayList<>(LockEngine.call("list", pattern, () -> locks.list(prefix, limit)));
+        List<LockInfo> all = new ArrayList<>(StoreCalls.call("list", pattern, () -> locks.list(prefix, limit)));
         ClaimAdmin c = claims;
         if (c != null) {
-            all.addAll(LockEngine.call("list", pattern, () -> c.list(prefix, limit)));
+            all.addAll(StoreCalls.call("list", pattern, () -> c.list(prefix, limit)));
             all.sort(Comparator.comparing(LockInfo::name));
         }
         return all.size() <= limit ? all : List.copyOf(all.subList(0, limit));
@@ -55,20 +55,20 @@ final class EngineAdmin implements LockAdmin {
     @Override
     public Optional<LockInfo> forceUnlock(String name) {
         LockKey key = new LockKey(Checks.name(name));
-        return LockEngine.call("forceUnlock", key, () -> locks.forceRelease(key));
+        return StoreCalls.call("forceUnlock", key, () -> locks.forceRelease(key));
     }
 
     @Override
     public Optional<LockInfo> forceRelease(String name, String owner) {
         LockKey key = new LockKey(Checks.name(name));
         OwnerId id = new OwnerId(Objects.requireNonNull(owner, "owner"));
-        Optional<LockInfo> lock = LockEngine.call("forceRelease", key, () -> locks.inspect(key));
+        Optional<LockInfo> lock = StoreCalls.call("forceRelease", key, () -> locks.inspect(key));
         if (lock.isPresent()) {
             // owner-checked in the store: a lock that changed hands since the inspect keeps its new holder
-            boolean released = LockEngine.call("forceRelease", key, () -> locks.release(key, id));
+            boolean released = StoreCalls.call("forceRelease", key, () -> locks.release(key, id));
             return released ? lock : Optional.empty();
         }
         ClaimAdmin c = claims;
-        return c == null ? Optional.empty() : LockEngine.call("forceRelease", key, () -> c.forceRelease(key, id));
+        return c == null ? Optional.empty() : StoreCalls.call("forceRelease", key, () -> c.forceRelease(key, id));
     }
 }

@@ -56,7 +56,7 @@ final class EngineLatch implements DistributedCountDownLatch {
             throw new IllegalArgumentException("count must be positive: " + count);
         }
         host.ensureOpen();
-        return LockEngine.call("trySetCount", key, () -> store.trySetCount(key, count, expiry));
+        return StoreCalls.call("trySetCount", key, () -> store.trySetCount(key, count, expiry));
     }
 
     @Override
@@ -72,7 +72,7 @@ final class EngineLatch implements DistributedCountDownLatch {
                 var unused = store.countDown(key, callId, expiry); // the same id: counted at most once
             } catch (RuntimeException second) {
                 second.addSuppressed(first);
-                throw LockEngine.storeFailure("countDown", key, second);
+                throw StoreCalls.storeFailure("countDown", key, second);
             }
         }
     }
@@ -80,7 +80,7 @@ final class EngineLatch implements DistributedCountDownLatch {
     @Override
     public long getCount() {
         host.ensureOpen();
-        return LockEngine.call("getCount", key, () -> store.count(key));
+        return StoreCalls.call("getCount", key, () -> store.count(key));
     }
 
     @Override
@@ -102,7 +102,7 @@ final class EngineLatch implements DistributedCountDownLatch {
         }
         long deadline = ticker.read() + waitNanos;
         ClaimWaiter.Parked w = new ClaimWaiter.Parked();
-        Subscription sub = LockEngine.call("await", key, () -> store.subscribe(key, w::wake));
+        Subscription sub = StoreCalls.call("await", key, () -> store.subscribe(key, w::wake));
         try {
             Backoff backoff = sub.notifies() ? null : new Backoff(POLL_BASE_NANOS, POLL_CAP_NANOS);
             for (; ; ) {
@@ -123,7 +123,7 @@ final class EngineLatch implements DistributedCountDownLatch {
                 }
             }
         } finally {
-            LockEngine.closeQuietly(sub);
+            StoreCalls.closeQuietly(sub);
         }
     }
 

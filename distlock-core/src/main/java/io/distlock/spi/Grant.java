@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * A hold that the store gave to this client while one of its owners waited, announced with the wake-up (see {@link
- * LockStore#subscribe(LockKey, Runnable, java.util.function.Predicate)}). A waiting owner of the client may take it as
+ * GrantsWithWakeUp#subscribe}). A waiting owner of the client may take it as
  * it is, without a round trip: the store keeps it under {@code storeOwner}, which renewal, release and hand-off then
  * use.
  *

@@ -1,6 +1,6 @@
 package io.distlock.spi;
 
-/** The answer to {@link LockStore#handOff}: what became of the hold and of the owner it was handed to. */
+/** The answer to {@link HandsOff#handOff}: what became of the hold and of the owner it was handed to. */
 public sealed interface HandOff {
 
     /**

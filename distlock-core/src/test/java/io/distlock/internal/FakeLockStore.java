@@ -2,13 +2,22 @@ package io.distlock.internal;
 
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.FreeSubscriptions;
 import io.distlock.spi.Grant;
+import io.distlock.spi.GrantsWithWakeUp;
 import io.distlock.spi.HandOff;
+import io.distlock.spi.HandsOff;
 import io.distlock.spi.HeldLock;
+import io.distlock.spi.Lease;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.LockStore;
 import io.distlock.spi.OwnerId;
+import io.distlock.spi.QueueOrdered;
+import io.distlock.spi.ReportsLoss;
+import io.distlock.spi.SessionHolds;
 import io.distlock.spi.Subscription;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -28,7 +37,8 @@ import org.jspecify.annotations.Nullable;
  * A minimal non-fair store for engine unit tests: holds never expire by themselves (tests end them by hand), every
  * call is counted, and failures can be switched on.
  */
-final class FakeLockStore implements LockStore {
+final class FakeLockStore
+        implements LockStore, HandsOff, SessionHolds, GrantsWithWakeUp, ReportsLoss, QueueOrdered, FreeSubscriptions {
     final Map<String, OwnerId> holders = new HashMap<>();
     final Map<String, Long> fences = new HashMap<>();
     final Map<String, List<Runnable>> subscribers = new ConcurrentHashMap<>();
@@ -41,11 +51,11 @@ final class FakeLockStore implements LockStore {
     volatile @Nullable Runnable duringRenew;
     Duration busyRetry = Duration.ofSeconds(30);
     boolean handsOff = true;
-    /** Reports queuesEveryWaiter (its queue is the order), though like the rest of this store it keeps no queue. */
+    /** Makes {@link #view} QueueOrdered (its queue is the order), though like the rest of this store it keeps no queue. */
     boolean queuesEveryWaiter;
-    /** Reports subscribesFreely. */
+    /** Makes {@link #view} FreeSubscriptions. */
     boolean subscribesFreely;
-    /** Reports expiresHolds (true: the store keeps leases of its own). */
+    /** Makes {@link #view} keep leases of its own (false: SessionHolds). */
     boolean expiresHolds = true;
     /** The holds the engine ended with abandonHold. */
     final List<HeldLock> abandonedHolds = new CopyOnWriteArrayList<>();
@@ -71,7 +81,8 @@ final class FakeLockStore implements LockStore {
     volatile boolean regrantSameOwner;
 
     @Override
-    public Attempt tryAcquire(LockKey key, OwnerId owner, Duration lease, boolean queue) {
+    public Attempt tryAcquire(LockKey key, OwnerId owner, Lease leaseSpec, boolean queue) {
+        Duration lease = leaseSpec.length();
         if (Thread.currentThread() == delayedThread) {
             delayedArrived.countDown();
             try {
@@ -105,7 +116,7 @@ final class FakeLockStore implements LockStore {
             during.run();
         }
         abandonedHolds.add(hold);
-        LockStore.super.abandonHold(hold);
+        abandon(hold.key(), hold.owner());
     }
 
     @Override
@@ -162,7 +173,8 @@ final class FakeLockStore implements LockStore {
     }
 
     @Override
-    public synchronized HandOff handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
+    public synchronized HandOff handOff(LockKey key, OwnerId from, OwnerId to, Lease leaseSpec) {
+        Duration lease = leaseSpec.length();
         handOffCalls.incrementAndGet();
         maybeFail();
         if (!from.equals(holders.get(key.name()))) {
@@ -246,9 +258,33 @@ final class FakeLockStore implements LockStore {
         return info;
     }
 
-    @Override
-    public Traits traits() {
-        return new Traits(queuesEveryWaiter, expiresHolds, handsOff, subscribesFreely);
+    /**
+     * This store as the engine should see it: a proxy that has the abilities the flags switch on ({@link #handsOff},
+     * {@link #queuesEveryWaiter}, {@link #subscribesFreely}, and {@link SessionHolds} unless {@link #expiresHolds}),
+     * since the engine discovers abilities by the interfaces a store implements. Read the flags when called.
+     */
+    LockStore view() {
+        List<Class<?>> abilities = new ArrayList<>(List.of(LockStore.class, GrantsWithWakeUp.class, ReportsLoss.class));
+        if (handsOff) {
+            abilities.add(HandsOff.class);
+        }
+        if (!expiresHolds) {
+            abilities.add(SessionHolds.class);
+        }
+        if (queuesEveryWaiter) {
+            abilities.add(QueueOrdered.class);
+        }
+        if (subscribesFreely) {
+            abilities.add(FreeSubscriptions.class);
+        }
+        return (LockStore) Proxy.newProxyInstance(
+                FakeLockStore.class.getClassLoader(), abilities.toArray(new Class<?>[0]), (proxy, method, args) -> {
+                    try {
+                        return method.invoke(this, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 
     @Override

@@ -34,7 +34,7 @@ class LockEngineTest {
     /** An engine on the hand-driven clock: for tests of lease bookkeeping that never wait. */
     LockEngine engine(Duration lease, Ticker clock) {
         LockEngine e = LockEngine.create(
-                store, EngineConfig.defaults().withWatchdogLease(lease).withTicker(clock));
+                store.view(), EngineConfig.defaults().withWatchdogLease(lease).withTicker(clock));
         engines.add(e);
         return e;
     }
@@ -310,7 +310,7 @@ class LockEngineTest {
     void holdsFoundLostTogether_aTellingThatThrows_othersStillToldAndEndedInTheStore() throws Exception {
         store.expiresHolds = false;
         LockEngine engine = LockEngine.create(
-                store,
+                store.view(),
                 EngineConfig.defaults()
                         .withWatchdogLease(Duration.ofSeconds(30))
                         .withMetrics(new LockMetrics() {
@@ -522,7 +522,7 @@ class LockEngineTest {
     @Test
     void newcomer_doesNotBargePastItsOwnClientsWaiter() throws Exception {
         FakeLockStore own = new FakeLockStore();
-        LockEngine e = LockEngine.create(own, EngineConfig.defaults().withHandOffLimit(0));
+        LockEngine e = LockEngine.create(own.view(), EngineConfig.defaults().withHandOffLimit(0));
         engines.add(e);
         DistributedLock lock = e.lock("nb");
         lock.lock();
@@ -559,7 +559,7 @@ class LockEngineTest {
     private int handOffChain(boolean queueOrdered) throws Exception {
         FakeLockStore own = new FakeLockStore();
         own.queuesEveryWaiter = queueOrdered;
-        LockEngine e = LockEngine.create(own, EngineConfig.defaults().withHandOffLimit(2));
+        LockEngine e = LockEngine.create(own.view(), EngineConfig.defaults().withHandOffLimit(2));
         engines.add(e);
         DistributedLock lock = e.lock("chain");
         lock.lock();

@@ -5,10 +5,12 @@ import io.distlock.LockInfo;
 import io.distlock.internal.Ticker;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.HandOff;
+import io.distlock.spi.HandsOff;
 import io.distlock.spi.HeldLock;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.LockStore;
 import io.distlock.spi.OwnerId;
+import io.distlock.spi.QueueOrdered;
 import io.distlock.spi.Subscription;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -95,8 +97,7 @@ import org.slf4j.LoggerFactory;
  * guard fails, nothing is written (notHeld).
  *
  * Leases. Holds renewed by the engine's watchdog, and their waiters, share one lease per client, granted lazily; the
- * engine marks them by passing the very Duration instance of EngineConfig.watchdogLease (identity, not equality: a
- * fixed lease of the same length must still end by itself). The watchdog's tick calls renew: one keep-alive-once of the
+ * engine says which holds those are (Lease.renewed), so a fixed lease of the same length still ends by itself. The watchdog's tick calls renew: one keep-alive-once of the
  * shared lease (not jetcd's fire-and-forget keepAlive stream, which can stop silently: jetcd #965, #1383) pipelined
  * with one transaction that reads every renewed key. A lease that is gone, or a key that is missing or was recreated,
  * is reported gone, so the engine marks the hold lost within one tick; a failed round trip throws, and the engine keeps
@@ -120,9 +121,8 @@ import org.slf4j.LoggerFactory;
  * that read is replayed however late the stream is set up; delete events wake the waiters. The same events keep the
  * mirror of the queue that waiters consult. A watch that jetcd gives up on is restarted from a fresh read.
  */
-final class EtcdLockStore implements LockStore {
+final class EtcdLockStore implements LockStore, QueueOrdered, HandsOff {
     private static final Logger log = LoggerFactory.getLogger(EtcdLockStore.class);
-    private static final Traits TRAITS = new Traits(true, true, true);
     private static final long SLACK_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long REFRESH_NANOS = SLACK_NANOS / 2; // send a keep-alive of the shared lease, not waiting
     private static final long CONFIRM_NANOS = SLACK_NANOS * 3 / 4; // and wait for it: the slack is nearly used up
@@ -165,7 +165,7 @@ final class EtcdLockStore implements LockStore {
     private volatile boolean closed;
 
     /**
-     * @param watchdogLease the instance the engine passes for watchdog holds (compared by identity)
+     * @param watchdogLease the length of the client's renewed leases, which the shared etcd lease covers
      * @param ownsClient whether {@link #close()} closes {@code client}
      */
     EtcdLockStore(
@@ -200,12 +200,12 @@ final class EtcdLockStore implements LockStore {
     // ---------------------------------------------------------------- acquire
 
     @Override
-    @SuppressWarnings("ReferenceEquality") // the engine passes this very instance for watchdog holds
-    public Attempt tryAcquire(LockKey key, OwnerId owner, Duration lease, boolean queue) {
+    public Attempt tryAcquire(LockKey key, OwnerId owner, io.distlock.spi.Lease leaseSpec, boolean queue) {
+        Duration lease = leaseSpec.length();
         ensureOpen();
         long start = ticker.read();
         String path = keys.ownerKey(key.name(), owner.value());
-        boolean watchdogHold = lease == watchdogLease;
+        boolean watchdogHold = leaseSpec.renewed();
         long comeBack = Math.max(TimeUnit.MILLISECONDS.toNanos(1), lease.toNanos() / 3);
         Entry known = entries.get(path);
         if (known != null && (known.granted || known.shared != watchdogHold || known.lease.dead)) {
@@ -524,13 +524,13 @@ final class EtcdLockStore implements LockStore {
     }
 
     @Override
-    @SuppressWarnings("ReferenceEquality") // the engine passes this very instance for watchdog holds
-    public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
+    public HandOff handOff(LockKey key, OwnerId from, OwnerId to, io.distlock.spi.Lease leaseSpec) {
+        Duration lease = leaseSpec.length();
         ensureOpen();
         long start = ticker.read();
         String fromPath = keys.ownerKey(key.name(), from.value());
         String toPath = keys.ownerKey(key.name(), to.value());
-        boolean watchdogHold = lease == watchdogLease;
+        boolean watchdogHold = leaseSpec.renewed();
         Entry giver = entries.get(fromPath);
         Entry known = entries.get(toPath);
         if (known != null && (known.granted || known.shared != watchdogHold || known.lease.dead)) {
@@ -1041,11 +1041,6 @@ final class EtcdLockStore implements LockStore {
         Duration ttl = Duration.ofSeconds(ttlSeconds);
         Duration nominal = leaseOf(head.getValue().toString(StandardCharsets.UTF_8));
         return nominal != null && nominal.compareTo(ttl) < 0 ? nominal : ttl;
-    }
-
-    @Override
-    public Traits traits() {
-        return TRAITS;
     }
 
     // ---------------------------------------------------------------- leases

@@ -10,6 +10,7 @@ import io.distlock.internal.Ticker;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.HeldLock;
+import io.distlock.spi.Lease;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.Subscription;
@@ -49,6 +50,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class EtcdLockStoreIT {
     private static final String NAMESPACE = "store-it/";
     private static final Duration LEASE = Duration.ofSeconds(30);
+    /** A hold the watchdog renews, on the store's shared lease. */
+    private static final Lease RENEWED = Lease.renewed(LEASE);
 
     @RegisterExtension
     static final EtcdServer etcd = EtcdServer.onFreePort();
@@ -114,7 +117,7 @@ class EtcdLockStoreIT {
     void tryAcquire_freeLock_tokenIsTheKeysCreateRevision() {
         EtcdLockStore s = store();
         LockKey key = name();
-        long token = token(s.tryAcquire(key, owner("c1:t1"), LEASE, false));
+        long token = token(s.tryAcquire(key, owner("c1:t1"), RENEWED, false));
         List<KeyValue> kvs = fixture.keysOf(key.name());
         assertThat(kvs).hasSize(1);
         assertThat(kvs.get(0).getCreateRevision()).isEqualTo(token);
@@ -128,9 +131,9 @@ class EtcdLockStoreIT {
     void tryAcquire_busyWithoutQueue_leavesNoKey() {
         EtcdLockStore s = store();
         LockKey key = name();
-        var unused = token(s.tryAcquire(key, owner("c1:t1"), LEASE, false));
-        assertThat(s.tryAcquire(key, owner("c1:t2"), LEASE, false)).isInstanceOf(Attempt.Busy.class);
-        assertThat(s.tryAcquire(key, owner("c1:h9"), Duration.ofSeconds(3), false))
+        var unused = token(s.tryAcquire(key, owner("c1:t1"), RENEWED, false));
+        assertThat(s.tryAcquire(key, owner("c1:t2"), RENEWED, false)).isInstanceOf(Attempt.Busy.class);
+        assertThat(s.tryAcquire(key, owner("c1:h9"), Lease.fixed(Duration.ofSeconds(3)), false))
                 .isInstanceOf(Attempt.Busy.class);
         assertThat(fixture.keysOf(key.name())).hasSize(1);
     }
@@ -140,16 +143,16 @@ class EtcdLockStoreIT {
         EtcdLockStore a = store();
         EtcdLockStore b = store();
         LockKey key = name();
-        long first = token(a.tryAcquire(key, owner("a:t1"), LEASE, true));
-        assertThat(b.tryAcquire(key, owner("b:t1"), LEASE, true)).isInstanceOf(Attempt.Busy.class);
-        assertThat(a.tryAcquire(key, owner("a:t2"), LEASE, true)).isInstanceOf(Attempt.Busy.class);
+        long first = token(a.tryAcquire(key, owner("a:t1"), RENEWED, true));
+        assertThat(b.tryAcquire(key, owner("b:t1"), RENEWED, true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(a.tryAcquire(key, owner("a:t2"), RENEWED, true)).isInstanceOf(Attempt.Busy.class);
         assertThat(a.release(key, owner("a:t1"))).isTrue();
-        assertThat(a.tryAcquire(key, owner("a:t2"), LEASE, true))
+        assertThat(a.tryAcquire(key, owner("a:t2"), RENEWED, true))
                 .as("second in line")
                 .isInstanceOf(Attempt.Busy.class);
-        long second = token(b.tryAcquire(key, owner("b:t1"), LEASE, true));
+        long second = token(b.tryAcquire(key, owner("b:t1"), RENEWED, true));
         assertThat(b.release(key, owner("b:t1"))).isTrue();
-        long third = token(a.tryAcquire(key, owner("a:t2"), LEASE, true));
+        long third = token(a.tryAcquire(key, owner("a:t2"), RENEWED, true));
         assertThat(first).isLessThan(second);
         assertThat(second).isLessThan(third);
         assertThat(a.release(key, owner("a:t2"))).isTrue();
@@ -160,8 +163,8 @@ class EtcdLockStoreIT {
     void tryAcquire_queuedWaiter_retryWithinAThirdOfItsLease() {
         EtcdLockStore s = store();
         LockKey key = name();
-        var unused = token(s.tryAcquire(key, owner("c:t1"), LEASE, true));
-        Attempt busy = s.tryAcquire(key, owner("c:t2"), Duration.ofSeconds(9), true);
+        var unused = token(s.tryAcquire(key, owner("c:t1"), RENEWED, true));
+        Attempt busy = s.tryAcquire(key, owner("c:t2"), Lease.fixed(Duration.ofSeconds(9)), true);
         assertThat(((Attempt.Busy) busy).retryWithin()).isEqualTo(Duration.ofSeconds(3));
     }
 
@@ -169,9 +172,9 @@ class EtcdLockStoreIT {
     void tryAcquire_sameOwnerAfterItsGrantWasGivenUp_getsAGreaterToken() {
         EtcdLockStore s = store();
         LockKey key = name();
-        long first = token(s.tryAcquire(key, owner("c:t1"), LEASE, false));
+        long first = token(s.tryAcquire(key, owner("c:t1"), RENEWED, false));
         // the engine forgot this grant (say its release failed); a new acquisition must not reuse the old key
-        long second = token(s.tryAcquire(key, owner("c:t1"), LEASE, false));
+        long second = token(s.tryAcquire(key, owner("c:t1"), RENEWED, false));
         assertThat(second).isGreaterThan(first);
         assertThat(fixture.keysOf(key.name())).hasSize(1);
     }
@@ -180,7 +183,7 @@ class EtcdLockStoreIT {
     void release_byOtherOwner_returnsFalse_changesNothing() {
         EtcdLockStore s = store();
         LockKey key = name();
-        var unused = token(s.tryAcquire(key, owner("c:t1"), LEASE, false));
+        var unused = token(s.tryAcquire(key, owner("c:t1"), RENEWED, false));
         assertThat(s.release(key, owner("c:t2"))).isFalse();
         assertThat(store().release(key, owner("c:t1")))
                 .as("the key names its owner, so the owner id is enough to release it")
@@ -210,10 +213,10 @@ class EtcdLockStoreIT {
     void handOff_freeQueue_grantsAGreaterTokenInOneTransaction() throws Exception {
         EtcdLockStore s = store();
         LockKey key = name();
-        long first = token(s.tryAcquire(key, owner("c:t1"), LEASE, false));
+        long first = token(s.tryAcquire(key, owner("c:t1"), RENEWED, false));
         long revision = fixture.revision();
         long requests = unaryRequests();
-        long second = granted(s.handOff(key, owner("c:t1"), owner("c:t2"), LEASE));
+        long second = granted(s.handOff(key, owner("c:t1"), owner("c:t2"), RENEWED));
         assertThat(unaryRequests() - requests).as("one round trip").isEqualTo(1);
         assertThat(second).isGreaterThan(first);
         assertThat(fixture.revision())
@@ -231,7 +234,7 @@ class EtcdLockStoreIT {
                 .as("the store knows the new hold")
                 .isEmpty();
         // handed on to a fixed lease: the receiver's key gets a lease of its own
-        long third = granted(s.handOff(key, owner("c:t2"), owner("c:h1"), Duration.ofSeconds(20)));
+        long third = granted(s.handOff(key, owner("c:t2"), owner("c:h1"), Lease.fixed(Duration.ofSeconds(20))));
         assertThat(third).isGreaterThan(second);
         kvs = fixture.keysOf(key.name());
         assertThat(kvs).hasSize(1);
@@ -252,16 +255,16 @@ class EtcdLockStoreIT {
         EtcdLockStore s = store();
         EtcdLockStore other = store();
         LockKey key = name();
-        var unused = token(s.tryAcquire(key, owner("c:t1"), LEASE, false));
+        var unused = token(s.tryAcquire(key, owner("c:t1"), RENEWED, false));
         fixture.expireHold(key.name());
-        long holder = token(other.tryAcquire(key, owner("o:t1"), LEASE, false));
+        long holder = token(other.tryAcquire(key, owner("o:t1"), RENEWED, false));
         long revision = fixture.revision();
-        assertThat(s.handOff(key, owner("c:t1"), owner("c:t2"), LEASE)).isEqualTo(HandOff.notHeld());
+        assertThat(s.handOff(key, owner("c:t1"), owner("c:t2"), RENEWED)).isEqualTo(HandOff.notHeld());
         assertThat(fixture.revision()).as("nothing written").isEqualTo(revision);
         List<KeyValue> kvs = fixture.keysOf(key.name());
         assertThat(kvs).hasSize(1);
         assertThat(kvs.get(0).getCreateRevision()).isEqualTo(holder);
-        assertThat(s.handOff(key, owner("c:t9"), owner("c:t2"), LEASE))
+        assertThat(s.handOff(key, owner("c:t9"), owner("c:t2"), RENEWED))
                 .as("an owner that never held it")
                 .isEqualTo(HandOff.notHeld());
         assertThat(fixture.keysOf(key.name())).hasSize(1);
@@ -272,17 +275,17 @@ class EtcdLockStoreIT {
         EtcdLockStore a = store();
         EtcdLockStore b = store();
         LockKey key = name();
-        long first = token(a.tryAcquire(key, owner("a:t1"), LEASE, false));
-        assertThat(b.tryAcquire(key, owner("b:t1"), LEASE, true)).isInstanceOf(Attempt.Busy.class);
-        assertThat(a.handOff(key, owner("a:t1"), owner("a:t2"), LEASE)).isEqualTo(HandOff.queued());
+        long first = token(a.tryAcquire(key, owner("a:t1"), RENEWED, false));
+        assertThat(b.tryAcquire(key, owner("b:t1"), RENEWED, true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(a.handOff(key, owner("a:t1"), owner("a:t2"), RENEWED)).isEqualTo(HandOff.queued());
         assertThat(fixture.keysOf(key.name()))
                 .extracting(kv -> kv.getKey().toString(UTF_8).replaceAll(".*/", ""))
                 .as("the giver's key is gone; the receiver waits behind the other client")
                 .containsExactly("b:t1", "a:t2");
-        assertThat(a.tryAcquire(key, owner("a:t2"), LEASE, true)).isInstanceOf(Attempt.Busy.class);
-        long second = token(b.tryAcquire(key, owner("b:t1"), LEASE, true));
+        assertThat(a.tryAcquire(key, owner("a:t2"), RENEWED, true)).isInstanceOf(Attempt.Busy.class);
+        long second = token(b.tryAcquire(key, owner("b:t1"), RENEWED, true));
         assertThat(b.release(key, owner("b:t1"))).isTrue();
-        long third = token(a.tryAcquire(key, owner("a:t2"), LEASE, true));
+        long third = token(a.tryAcquire(key, owner("a:t2"), RENEWED, true));
         assertThat(first).isLessThan(second);
         assertThat(second).isLessThan(third);
         assertThat(a.release(key, owner("a:t2"))).isTrue();
@@ -294,9 +297,9 @@ class EtcdLockStoreIT {
         EtcdLockStore a = store();
         EtcdLockStore b = store();
         LockKey key = name();
-        var unused = token(a.tryAcquire(key, owner("a:t1"), LEASE, false));
-        assertThat(b.tryAcquire(key, owner("b:t1"), LEASE, true)).isInstanceOf(Attempt.Busy.class);
-        assertThat(a.handOff(key, owner("a:t1"), owner("a:h1"), Duration.ofSeconds(20)))
+        var unused = token(a.tryAcquire(key, owner("a:t1"), RENEWED, false));
+        assertThat(b.tryAcquire(key, owner("b:t1"), RENEWED, true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(a.handOff(key, owner("a:t1"), owner("a:h1"), Lease.fixed(Duration.ofSeconds(20))))
                 .isEqualTo(HandOff.queued());
         long own = fixture.keysOf(key.name()).get(1).getLease();
         a.abandon(key, owner("a:h1"));
@@ -305,7 +308,7 @@ class EtcdLockStoreIT {
                 .containsExactly("b:t1");
         Eventually.within(
                 Timing.seconds(3), "the waiter's own lease revoked", () -> !leases().contains(Long.toHexString(own)));
-        var unused2 = token(b.tryAcquire(key, owner("b:t1"), LEASE, true));
+        var unused2 = token(b.tryAcquire(key, owner("b:t1"), RENEWED, true));
         assertThat(b.release(key, owner("b:t1"))).isTrue();
         assertThat(fixture.keysOf(key.name())).isEmpty();
     }
@@ -314,10 +317,10 @@ class EtcdLockStoreIT {
     void handOff_receiverAlreadyQueued_grantsItsOwnKey() {
         EtcdLockStore a = store();
         LockKey key = name();
-        long first = token(a.tryAcquire(key, owner("a:t1"), LEASE, false));
-        assertThat(a.tryAcquire(key, owner("a:t2"), LEASE, true)).isInstanceOf(Attempt.Busy.class);
+        long first = token(a.tryAcquire(key, owner("a:t1"), RENEWED, false));
+        assertThat(a.tryAcquire(key, owner("a:t2"), RENEWED, true)).isInstanceOf(Attempt.Busy.class);
         long queuedAt = fixture.keysOf(key.name()).get(1).getCreateRevision();
-        long second = granted(a.handOff(key, owner("a:t1"), owner("a:t2"), LEASE));
+        long second = granted(a.handOff(key, owner("a:t1"), owner("a:t2"), RENEWED));
         assertThat(second).as("the key it queued with").isEqualTo(queuedAt).isGreaterThan(first);
         assertThat(fixture.keysOf(key.name()))
                 .extracting(KeyValue::getCreateRevision)
@@ -333,19 +336,19 @@ class EtcdLockStoreIT {
         EtcdLockStore a = store();
         EtcdLockStore b = store();
         LockKey key = name();
-        var unused = token(a.tryAcquire(key, owner("a:t1"), LEASE, false));
-        assertThat(b.tryAcquire(key, owner("b:t1"), LEASE, true)).isInstanceOf(Attempt.Busy.class);
-        assertThat(a.tryAcquire(key, owner("a:t2"), LEASE, true)).isInstanceOf(Attempt.Busy.class);
+        var unused = token(a.tryAcquire(key, owner("a:t1"), RENEWED, false));
+        assertThat(b.tryAcquire(key, owner("b:t1"), RENEWED, true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(a.tryAcquire(key, owner("a:t2"), RENEWED, true)).isInstanceOf(Attempt.Busy.class);
         long queuedAt = fixture.keysOf(key.name()).get(2).getCreateRevision();
-        assertThat(a.handOff(key, owner("a:t1"), owner("a:t2"), LEASE)).isEqualTo(HandOff.queued());
+        assertThat(a.handOff(key, owner("a:t1"), owner("a:t2"), RENEWED)).isEqualTo(HandOff.queued());
         assertThat(fixture.keysOf(key.name()))
                 .extracting(KeyValue::getCreateRevision)
                 .as("the receiver kept its place behind b")
                 .hasSize(2)
                 .endsWith(queuedAt);
-        long second = token(b.tryAcquire(key, owner("b:t1"), LEASE, true));
+        long second = token(b.tryAcquire(key, owner("b:t1"), RENEWED, true));
         assertThat(b.release(key, owner("b:t1"))).isTrue();
-        assertThat(token(a.tryAcquire(key, owner("a:t2"), LEASE, true)))
+        assertThat(token(a.tryAcquire(key, owner("a:t2"), RENEWED, true)))
                 .isEqualTo(queuedAt)
                 .isGreaterThan(second);
         assertThat(a.release(key, owner("a:t2"))).isTrue();
@@ -356,13 +359,13 @@ class EtcdLockStoreIT {
     void uncontendedAcquireAndRelease_oneTransactionAndOnePlainDelete() {
         EtcdLockStore s = store();
         LockKey key = name();
-        var warm = token(s.tryAcquire(key, owner("c:t0"), LEASE, false)); // the shared lease, granted once
+        var warm = token(s.tryAcquire(key, owner("c:t0"), RENEWED, false)); // the shared lease, granted once
         assertThat(s.release(key, owner("c:t0"))).isTrue();
         String endpoint = etcd.endpoints().split(",")[0];
         long txns = EtcdFixture.handled(endpoint, "Txn");
         long deletes = EtcdFixture.handled(endpoint, "DeleteRange");
         long requests = unaryRequests();
-        var unused = token(s.tryAcquire(key, owner("c:t1"), LEASE, false));
+        var unused = token(s.tryAcquire(key, owner("c:t1"), RENEWED, false));
         assertThat(s.release(key, owner("c:t1"))).isTrue();
         assertThat(EtcdFixture.handled(endpoint, "Txn") - txns).isEqualTo(1);
         assertThat(EtcdFixture.handled(endpoint, "DeleteRange") - deletes).isEqualTo(1);
@@ -374,7 +377,7 @@ class EtcdLockStoreIT {
     void release_keyOfTheOwnerRecreatedBehindItsBack_returnsFalse() throws Exception {
         EtcdLockStore s = store();
         LockKey key = name();
-        var unused = token(s.tryAcquire(key, owner("c:t1"), LEASE, false));
+        var unused = token(s.tryAcquire(key, owner("c:t1"), RENEWED, false));
         KeyValue hold = fixture.keysOf(key.name()).get(0);
         fixture.client().getKVClient().delete(hold.getKey()).get(5, TimeUnit.SECONDS);
         fixture.client().getKVClient().put(hold.getKey(), hold.getValue()).get(5, TimeUnit.SECONDS);
@@ -390,8 +393,8 @@ class EtcdLockStoreIT {
         EtcdLockStore holder = store();
         EtcdLockStore waiter = store();
         LockKey key = name();
-        var unused = token(holder.tryAcquire(key, owner("h:t1"), LEASE, true));
-        assertThat(waiter.tryAcquire(key, owner("w:t1"), LEASE, true)).isInstanceOf(Attempt.Busy.class);
+        var unused = token(holder.tryAcquire(key, owner("h:t1"), RENEWED, true));
+        assertThat(waiter.tryAcquire(key, owner("w:t1"), RENEWED, true)).isInstanceOf(Attempt.Busy.class);
         waiter.abandon(key, owner("w:t1"));
         assertThat(holder.release(key, owner("h:t1"))).isTrue();
         assertThat(holder.inspect(key)).as("nobody was granted the lock").isEmpty();
@@ -453,8 +456,8 @@ class EtcdLockStoreIT {
         EtcdLockStore s = store();
         LockKey k1 = name();
         LockKey k2 = name();
-        long t1 = token(s.tryAcquire(k1, owner("c:t1"), LEASE, false));
-        long t2 = token(s.tryAcquire(k2, owner("c:h1"), LEASE, false));
+        long t1 = token(s.tryAcquire(k1, owner("c:t1"), RENEWED, false));
+        long t2 = token(s.tryAcquire(k2, owner("c:h1"), RENEWED, false));
         Set<HeldLock> gone =
                 s.renew(List.of(new HeldLock(k1, owner("c:t1"), t1), new HeldLock(k2, owner("c:h1"), t2)), LEASE);
         assertThat(gone).isEmpty();
@@ -465,8 +468,8 @@ class EtcdLockStoreIT {
         EtcdLockStore s = store();
         LockKey k1 = name();
         LockKey k2 = name();
-        HeldLock h1 = new HeldLock(k1, owner("c:t1"), token(s.tryAcquire(k1, owner("c:t1"), LEASE, false)));
-        HeldLock h2 = new HeldLock(k2, owner("c:t2"), token(s.tryAcquire(k2, owner("c:t2"), LEASE, false)));
+        HeldLock h1 = new HeldLock(k1, owner("c:t1"), token(s.tryAcquire(k1, owner("c:t1"), RENEWED, false)));
+        HeldLock h2 = new HeldLock(k2, owner("c:t2"), token(s.tryAcquire(k2, owner("c:t2"), RENEWED, false)));
         long lease = fixture.keysOf(k1.name()).get(0).getLease();
         assertThat(fixture.keysOf(k2.name()).get(0).getLease())
                 .as("one lease per client")
@@ -474,7 +477,7 @@ class EtcdLockStoreIT {
         fixture.client().getLeaseClient().revoke(lease).get(5, TimeUnit.SECONDS);
         assertThat(s.renew(List.of(h1, h2), LEASE)).containsExactlyInAnyOrder(h1, h2);
         // the store takes a new lease for the next hold
-        long next = token(s.tryAcquire(k1, owner("c:t3"), LEASE, false));
+        long next = token(s.tryAcquire(k1, owner("c:t3"), RENEWED, false));
         assertThat(next).isGreaterThan(h1.fencingToken());
         assertThat(fixture.keysOf(k1.name()).get(0).getLease()).isNotEqualTo(lease);
     }
@@ -484,8 +487,8 @@ class EtcdLockStoreIT {
         EtcdLockStore s = store();
         LockKey k1 = name();
         LockKey k2 = name();
-        HeldLock h1 = new HeldLock(k1, owner("c:t1"), token(s.tryAcquire(k1, owner("c:t1"), LEASE, false)));
-        HeldLock h2 = new HeldLock(k2, owner("c:t2"), token(s.tryAcquire(k2, owner("c:t2"), LEASE, false)));
+        HeldLock h1 = new HeldLock(k1, owner("c:t1"), token(s.tryAcquire(k1, owner("c:t1"), RENEWED, false)));
+        HeldLock h2 = new HeldLock(k2, owner("c:t2"), token(s.tryAcquire(k2, owner("c:t2"), RENEWED, false)));
         fixture.expireHold(k1.name());
         assertThat(s.renew(List.of(h1, h2), LEASE)).containsExactly(h1);
     }
@@ -502,7 +505,8 @@ class EtcdLockStoreIT {
                 Ticker.system());
         opened.add(s);
         LockKey key = name();
-        HeldLock h = new HeldLock(key, owner("c:t1"), token(s.tryAcquire(key, owner("c:t1"), shortLease, false)));
+        HeldLock h = new HeldLock(
+                key, owner("c:t1"), token(s.tryAcquire(key, owner("c:t1"), Lease.renewed(shortLease), false)));
         long lease = fixture.keysOf(key.name()).get(0).getLease();
         long granted = fixture.client()
                 .getLeaseClient()
@@ -543,13 +547,13 @@ class EtcdLockStoreIT {
         opened.add(s);
         LockKey key = name();
         OwnerId owner = owner("c:t1");
-        var first = token(s.tryAcquire(key, owner, LEASE, false)); // grants the shared lease: confirmed at 0
+        var first = token(s.tryAcquire(key, owner, RENEWED, false)); // grants the shared lease: confirmed at 0
         assertThat(s.release(key, owner)).isTrue();
         slow.set(true);
 
         now.set(TimeUnit.MILLISECONDS.toNanos(600));
         long t0 = System.nanoTime();
-        var second = token(s.tryAcquire(key, owner, LEASE, false));
+        var second = token(s.tryAcquire(key, owner, RENEWED, false));
         assertThat(s.release(key, owner)).isTrue();
         assertThat(Duration.ofNanos(System.nanoTime() - t0))
                 .as("a keep-alive went out, and the acquire did not wait for it")
@@ -558,7 +562,7 @@ class EtcdLockStoreIT {
 
         now.set(TimeUnit.MILLISECONDS.toNanos(800));
         t0 = System.nanoTime();
-        var third = token(s.tryAcquire(key, owner, LEASE, false));
+        var third = token(s.tryAcquire(key, owner, RENEWED, false));
         assertThat(s.release(key, owner)).isTrue();
         assertThat(Duration.ofNanos(System.nanoTime() - t0))
                 .as("the acquire waited for the keep-alive in flight")
@@ -567,7 +571,7 @@ class EtcdLockStoreIT {
 
         now.set(TimeUnit.MILLISECONDS.toNanos(1100)); // half the slack after that keep-alive was sent: none due
         t0 = System.nanoTime();
-        var fourth = token(s.tryAcquire(key, owner, LEASE, false));
+        var fourth = token(s.tryAcquire(key, owner, RENEWED, false));
         assertThat(s.release(key, owner)).isTrue();
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofMillis(1500));
         assertThat(keepAlives.get())
@@ -610,8 +614,8 @@ class EtcdLockStoreIT {
         EtcdLockStore s = store();
         LockKey watchdogKey = name();
         LockKey fixedKey = name();
-        var unused = token(s.tryAcquire(watchdogKey, owner("c:t1"), LEASE, false));
-        var unused2 = token(s.tryAcquire(fixedKey, owner("c:h1"), Duration.ofMillis(700), false));
+        var unused = token(s.tryAcquire(watchdogKey, owner("c:t1"), RENEWED, false));
+        var unused2 = token(s.tryAcquire(fixedKey, owner("c:h1"), Lease.fixed(Duration.ofMillis(700)), false));
         long shared = fixture.keysOf(watchdogKey.name()).get(0).getLease();
         long own = fixture.keysOf(fixedKey.name()).get(0).getLease();
         assertThat(own).isNotEqualTo(shared);
@@ -633,7 +637,7 @@ class EtcdLockStoreIT {
         Client raw = Client.builder().endpoints(etcd.endpoints()).build();
         EtcdLockStore s = new EtcdLockStore(raw, false, NAMESPACE, LEASE, Duration.ofSeconds(5), Ticker.system());
         LockKey key = name();
-        var unused = token(s.tryAcquire(key, owner("c:h1"), Duration.ofSeconds(1), false));
+        var unused = token(s.tryAcquire(key, owner("c:h1"), Lease.fixed(Duration.ofSeconds(1)), false));
         opened.add(s);
         raw.close(); // the process is gone: no release, no revoke, no timer can reach etcd
         Eventually.within(Timing.seconds(5), "lease expired in etcd", () -> fixture.keysOf(key.name())
@@ -647,13 +651,13 @@ class EtcdLockStoreIT {
         EtcdLockStore s = store();
         EtcdLockStore other = store();
         LockKey key = name();
-        var unused = token(other.tryAcquire(key, owner("o:t1"), LEASE, false));
+        var unused = token(other.tryAcquire(key, owner("o:t1"), RENEWED, false));
         AtomicInteger wakeUps = new AtomicInteger();
         try (Subscription sub = s.subscribe(key, wakeUps::incrementAndGet)) {
             assertThat(sub.notifies()).isTrue();
             assertThat(other.release(key, owner("o:t1"))).isTrue();
             Eventually.within(Timing.seconds(3), "woken by release", () -> wakeUps.get() == 1);
-            var unused2 = token(other.tryAcquire(key, owner("o:t2"), LEASE, false));
+            var unused2 = token(other.tryAcquire(key, owner("o:t2"), RENEWED, false));
             Timing.sleep(Duration.ofMillis(200));
             assertThat(wakeUps.get()).as("puts do not wake").isEqualTo(1);
             fixture.expireHold(key.name());
@@ -667,7 +671,7 @@ class EtcdLockStoreIT {
         EtcdLockStore other = store();
         for (int i = 0; i < 10; i++) {
             LockKey key = name();
-            var unused = token(other.tryAcquire(key, owner("o:t1"), LEASE, false));
+            var unused = token(other.tryAcquire(key, owner("o:t1"), RENEWED, false));
             CountDownLatch woken = new CountDownLatch(1);
             try (Subscription sub = s.subscribe(key, woken::countDown)) {
                 assertThat(other.release(key, owner("o:t1"))).isTrue(); // before the watch stream may be set up
@@ -764,9 +768,9 @@ class EtcdLockStoreIT {
         String base = "ops-" + UUID.randomUUID();
         LockKey a = new LockKey(base + "/a");
         LockKey b = new LockKey(base + "/b");
-        long ta = token(s.tryAcquire(a, owner("c:t1"), LEASE, true));
-        assertThat(s.tryAcquire(a, owner("c:t2"), LEASE, true)).isInstanceOf(Attempt.Busy.class);
-        long tb = token(s.tryAcquire(b, owner("c:h1"), Duration.ofSeconds(20), false));
+        long ta = token(s.tryAcquire(a, owner("c:t1"), RENEWED, true));
+        assertThat(s.tryAcquire(a, owner("c:t2"), RENEWED, true)).isInstanceOf(Attempt.Busy.class);
+        long tb = token(s.tryAcquire(b, owner("c:h1"), Lease.fixed(Duration.ofSeconds(20)), false));
         LockInfo info = s.inspect(a).orElseThrow();
         assertThat(info.name()).isEqualTo(a.name());
         assertThat(info.owner()).isEqualTo("c:t1");
@@ -795,11 +799,11 @@ class EtcdLockStoreIT {
         EtcdLockStore other = store();
         LockKey k1 = name();
         LockKey k2 = name();
-        var unused = token(other.tryAcquire(k1, owner("o:t1"), LEASE, false));
-        assertThat(s.tryAcquire(k1, owner("c:t1"), LEASE, true)).isInstanceOf(Attempt.Busy.class);
-        assertThat(s.tryAcquire(k1, owner("c:h1"), Duration.ofSeconds(20), true))
+        var unused = token(other.tryAcquire(k1, owner("o:t1"), RENEWED, false));
+        assertThat(s.tryAcquire(k1, owner("c:t1"), RENEWED, true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(s.tryAcquire(k1, owner("c:h1"), Lease.fixed(Duration.ofSeconds(20)), true))
                 .isInstanceOf(Attempt.Busy.class);
-        var unused2 = token(s.tryAcquire(k2, owner("c:h2"), Duration.ofSeconds(20), false));
+        var unused2 = token(s.tryAcquire(k2, owner("c:h2"), Lease.fixed(Duration.ofSeconds(20)), false));
         Set<String> during = new java.util.HashSet<>(leases());
         during.removeAll(before);
         assertThat(during).as("two shared leases and two of their own").hasSize(4);

@@ -4,10 +4,13 @@ import io.distlock.DistributedLockException;
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.HandOff;
+import io.distlock.spi.HandsOff;
 import io.distlock.spi.HeldLock;
+import io.distlock.spi.Lease;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.LockStore;
 import io.distlock.spi.OwnerId;
+import io.distlock.spi.SessionHolds;
 import io.distlock.spi.Subscription;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -35,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * Modes ROW_LOCK and ADVISORY: a hold is a database lock owned by a server session, so each hold pins one connection
  * from the DataSource for its whole life (a Session here). The database releases the lock when the session ends:
  * at release, or when the connection, the client process or the server session dies. There is no lease in the
- * database, so the store reports expiresHolds = false and the engine releases fixed-lease holds itself when their
+ * database, so the store has SessionHolds and the engine releases fixed-lease holds itself when their
  * lease ends.
  *
  * Pool exhaustion: a hold takes a permit of a per-client semaphore (maxPinnedConnections) before it asks the pool for
@@ -50,7 +53,7 @@ import org.slf4j.LoggerFactory;
  * reported gone. Hand-off keeps the session and the lock and gives them a new owner and a new token. Fair waiters use
  * the shared queue table (FairQueue).
  */
-final class JdbcSessionLockStore implements LockStore {
+final class JdbcSessionLockStore implements LockStore, HandsOff, SessionHolds {
     private static final Logger log = LoggerFactory.getLogger(JdbcSessionLockStore.class);
     /** How soon a waiter re-checks a lock whose holder might have died without a notification. */
     private static final Duration RECHECK = Duration.ofSeconds(1);
@@ -97,7 +100,8 @@ final class JdbcSessionLockStore implements LockStore {
     }
 
     @Override
-    public Attempt tryAcquire(LockKey key, OwnerId owner, Duration lease, boolean queued) {
+    public Attempt tryAcquire(LockKey key, OwnerId owner, Lease leaseSpec, boolean queued) {
+        Duration lease = leaseSpec.length();
         String hash = Names.hash(key.name());
         if (queued) {
             boolean first = db.transaction(
@@ -168,6 +172,12 @@ final class JdbcSessionLockStore implements LockStore {
     private static boolean isConnectionLost(SQLException e) {
         String state = e.getSQLState();
         return state != null && (state.startsWith("08") || state.equals("57P01"));
+    }
+
+    /** Ends the owner's hold and queue entry: an owner holds through one session here, never two. */
+    @Override
+    public void abandonHold(HeldLock hold) {
+        abandon(hold.key(), hold.owner());
     }
 
     @Override
@@ -247,7 +257,8 @@ final class JdbcSessionLockStore implements LockStore {
     }
 
     @Override
-    public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
+    public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Lease leaseSpec) {
+        Duration lease = leaseSpec.length();
         Session s = sessions.remove(id(key, from));
         if (s == null) {
             log.warn("distlock: hand-off of '{}' from {} found no session", abbreviate(key), from);
@@ -359,11 +370,6 @@ final class JdbcSessionLockStore implements LockStore {
             }
         }
         return out;
-    }
-
-    @Override
-    public Traits traits() {
-        return new Traits(false, false, true);
     }
 
     @Override

@@ -3,7 +3,9 @@ package io.distlock.jdbc;
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.HandOff;
+import io.distlock.spi.HandsOff;
 import io.distlock.spi.HeldLock;
+import io.distlock.spi.Lease;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.LockStore;
 import io.distlock.spi.OwnerId;
@@ -56,7 +58,7 @@ import org.slf4j.LoggerFactory;
  * On PostgreSQL the statement that deletes a hold also sends NOTIFY <table>_release with the name hash as payload;
  * waiters listen through PgListener. Elsewhere waiters poll with back-off bounded by the holder's remaining lease.
  */
-final class JdbcTableLockStore implements LockStore {
+final class JdbcTableLockStore implements LockStore, HandsOff {
     private static final Logger log = LoggerFactory.getLogger(JdbcTableLockStore.class);
     private static final long CLEANUP_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final int RENEW_BATCH = 500;
@@ -83,7 +85,8 @@ final class JdbcTableLockStore implements LockStore {
     }
 
     @Override
-    public Attempt tryAcquire(LockKey key, OwnerId owner, Duration lease, boolean queued) {
+    public Attempt tryAcquire(LockKey key, OwnerId owner, Lease leaseSpec, boolean queued) {
+        Duration lease = leaseSpec.length();
         maybeCleanup();
         String hash = Names.hash(key.name());
         long leaseMillis = Db.leaseMillis(lease);
@@ -273,7 +276,8 @@ final class JdbcTableLockStore implements LockStore {
     }
 
     @Override
-    public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
+    public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Lease leaseSpec) {
+        Duration lease = leaseSpec.length();
         String hash = Names.hash(key.name());
         long leaseMillis = Db.leaseMillis(lease);
         long token = db.autocommit("hand-off of '" + abbreviate(key.name()) + "'", c -> {
@@ -366,11 +370,6 @@ final class JdbcTableLockStore implements LockStore {
         }
         throw new io.distlock.DistributedLockException(
                 "force release of '" + abbreviate(key.name()) + "' kept racing with acquirers", new SQLException());
-    }
-
-    @Override
-    public Traits traits() {
-        return new Traits(false, true, true);
     }
 
     @Override

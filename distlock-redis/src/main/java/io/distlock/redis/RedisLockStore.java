@@ -3,9 +3,13 @@ package io.distlock.redis;
 import io.distlock.DistributedLockException;
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.FreeSubscriptions;
 import io.distlock.spi.Grant;
+import io.distlock.spi.GrantsWithWakeUp;
 import io.distlock.spi.HandOff;
+import io.distlock.spi.HandsOff;
 import io.distlock.spi.HeldLock;
+import io.distlock.spi.Lease;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.LockStore;
 import io.distlock.spi.OwnerId;
@@ -72,14 +76,12 @@ import org.slf4j.LoggerFactory;
  * distributed locking" (2016) for fencing tokens.
  */
 /** The {@link LockStore} over Redis; see the overview comment in the source. */
-final class RedisLockStore implements LockStore {
+final class RedisLockStore implements LockStore, HandsOff, FreeSubscriptions, GrantsWithWakeUp {
     private static final Logger log = LoggerFactory.getLogger(RedisLockStore.class);
     private static final int RENEW_BATCH = 1000;
     /** Failures of further renewal batches kept on the first one. */
     private static final int MAX_SUPPRESSED = 3;
 
-    private static final Traits TRAITS = new Traits(false, true, true, true);
-    private static final Traits SPIN_TRAITS = new Traits(false, true, true);
     /** How long a waiting client has to take a lock that a release gave it (see wake-one.lua). */
     static final Duration CLAIM = Duration.ofSeconds(1);
     /** Taken off a grant's claim time for what a lower bound of its time cannot see (clock rates). */
@@ -153,7 +155,8 @@ final class RedisLockStore implements LockStore {
     }
 
     @Override
-    public Attempt tryAcquire(LockKey key, OwnerId owner, Duration lease, boolean queue) {
+    public Attempt tryAcquire(LockKey key, OwnerId owner, Lease leaseSpec, boolean queue) {
+        Duration lease = leaseSpec.length();
         KeyLayout.NameKeys keys = layout.keys(key.name());
         String tag = keys.tag;
         String holdKey = keys.hold;
@@ -452,7 +455,8 @@ final class RedisLockStore implements LockStore {
     }
 
     @Override
-    public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
+    public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Lease leaseSpec) {
+        Duration lease = leaseSpec.length();
         String tag = layout.tag(key.name());
         String holdKey = KeyLayout.key(tag, KeyLayout.HOLD);
         RedisClusterAsyncCommands<String, String> on = minReplicas > 0 ? redis.grantCommands(holdKey) : redis.async();
@@ -711,11 +715,6 @@ final class RedisLockStore implements LockStore {
                 Duration.ofMillis(Math.max(0, number(answer, 1))),
                 number(answer, 2),
                 (int) number(answer, 3)));
-    }
-
-    @Override
-    public Traits traits() {
-        return spin ? SPIN_TRAITS : TRAITS;
     }
 
     /**

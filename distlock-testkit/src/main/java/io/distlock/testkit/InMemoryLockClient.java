@@ -8,6 +8,7 @@ import io.distlock.internal.LockEngine;
 import io.distlock.internal.Ticker;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -64,9 +65,13 @@ public final class InMemoryLockClient extends EngineClient {
             return this;
         }
 
-        /** The client's monotonic clock; default {@link System#nanoTime()}. */
-        public Builder ticker(Ticker ticker) {
-            this.ticker = Objects.requireNonNull(ticker, "ticker");
+        /**
+         * The client's monotonic clock, in nanoseconds (as {@link System#nanoTime()}, the default); tests drive time by
+         * hand with it.
+         */
+        public Builder ticker(LongSupplier nanoTime) {
+            Objects.requireNonNull(nanoTime, "nanoTime");
+            this.ticker = nanoTime::getAsLong;
             return this;
         }
 
@@ -85,7 +90,7 @@ public final class InMemoryLockClient extends EngineClient {
             InMemoryLockServer s = server != null ? server : InMemoryLockServer.create();
             InMemorySyncStore sync = new InMemorySyncStore(s);
             return new InMemoryLockClient(
-                    LockEngine.create(new InMemoryLockStore(s, strictQueue), sync, sync, config()));
+                    LockEngine.create(InMemoryLockStore.of(s, strictQueue), sync, sync, config()));
         }
 
         /** Builds over a store other than the standard one; the testkit's own tests use it for broken variants. */

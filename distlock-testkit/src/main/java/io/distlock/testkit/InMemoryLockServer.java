@@ -11,6 +11,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -19,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /*
@@ -74,11 +76,12 @@ public final class InMemoryLockServer implements AutoCloseable {
     }
 
     /** A server on the given clock, with the given fair-waiter timeout. */
-    public static InMemoryLockServer create(Ticker ticker, Duration waiterTimeout) {
+    public static InMemoryLockServer create(LongSupplier nanoTime, Duration waiterTimeout) {
+        Objects.requireNonNull(nanoTime, "nanoTime");
         if (waiterTimeout.isNegative() || waiterTimeout.isZero()) {
             throw new IllegalArgumentException("waiterTimeout must be positive: " + waiterTimeout);
         }
-        return new InMemoryLockServer(ticker, waiterTimeout);
+        return new InMemoryLockServer(nanoTime::getAsLong, waiterTimeout);
     }
 
     /** A new client of this server with the default 30 s watchdog lease. */

@@ -3,10 +3,13 @@ package io.distlock.testkit;
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.HandOff;
+import io.distlock.spi.HandsOff;
 import io.distlock.spi.HeldLock;
+import io.distlock.spi.Lease;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.LockStore;
 import io.distlock.spi.OwnerId;
+import io.distlock.spi.QueueOrdered;
 import io.distlock.spi.Subscription;
 import java.time.Duration;
 import java.util.Collection;
@@ -16,9 +19,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /** One client's view of an {@link InMemoryLockServer}: the {@link LockStore} the engine drives. */
-class InMemoryLockStore implements LockStore {
-    private static final Traits TRAITS = new Traits(false, true, true);
-    private static final Traits STRICT_QUEUE_TRAITS = new Traits(true, true, true);
+class InMemoryLockStore implements LockStore, HandsOff {
     /**
      * Tokens reserved per plain grant for local successions: few, so that the contract suite also sees a client run
      * out of them and hand off through the store.
@@ -32,13 +33,14 @@ class InMemoryLockStore implements LockStore {
         this(server, false);
     }
 
-    InMemoryLockStore(InMemoryLockServer server, boolean strictQueue) {
+    private InMemoryLockStore(InMemoryLockServer server, boolean strictQueue) {
         this.server = server;
         this.strictQueue = strictQueue;
     }
 
     @Override
-    public Attempt tryAcquire(LockKey key, OwnerId owner, Duration lease, boolean queue) {
+    public Attempt tryAcquire(LockKey key, OwnerId owner, Lease leaseSpec, boolean queue) {
+        Duration lease = leaseSpec.length();
         int spare = strictQueue ? 0 : SPARE_TOKENS;
         long r = server.tryAcquire(key.name(), owner, lease.toNanos(), queue, strictQueue, spare);
         return r > 0 ? Attempt.acquired(r, spare) : Attempt.busy(Duration.ofNanos(-r));
@@ -66,7 +68,8 @@ class InMemoryLockStore implements LockStore {
     }
 
     @Override
-    public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
+    public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Lease leaseSpec) {
+        Duration lease = leaseSpec.length();
         return server.handOff(key.name(), from, to, lease.toNanos(), strictQueue);
     }
 
@@ -92,15 +95,22 @@ class InMemoryLockStore implements LockStore {
     }
 
     @Override
-    public Traits traits() {
-        return strictQueue ? STRICT_QUEUE_TRAITS : TRAITS;
-    }
-
-    @Override
     public void close() {}
 
     @Override
     public String toString() {
-        return "InMemoryLockStore";
+        return strictQueue ? "InMemoryLockStore[strict queue]" : "InMemoryLockStore";
+    }
+
+    /** The store for {@code strictQueue}: one whose queue is the only order is {@link QueueOrdered}. */
+    static InMemoryLockStore of(InMemoryLockServer server, boolean strictQueue) {
+        return strictQueue ? new StrictQueue(server) : new InMemoryLockStore(server);
+    }
+
+    /** The store whose queue is the only order between clients, as ZooKeeper's and etcd's. */
+    static final class StrictQueue extends InMemoryLockStore implements QueueOrdered {
+        StrictQueue(InMemoryLockServer server) {
+            super(server, true);
+        }
     }
 }

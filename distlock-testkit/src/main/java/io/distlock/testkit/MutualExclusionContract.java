@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadFactory;
 import org.junit.jupiter.api.Test;
 
@@ -97,7 +98,10 @@ public interface MutualExclusionContract extends BackendUnderTest {
         assertThat(r.lostIncrements()).isZero();
     }
 
-    /** Runs on virtual threads where the JVM has them (21+); on 17 it runs the same workload on platform threads. */
+    /**
+     * Runs on virtual threads where the JVM has them (21+); on 17 it runs the same workload on platform threads, unless
+     * {@link VirtualThreads#REQUIRED_PROPERTY} is set, which makes a JVM without them fail.
+     */
     @Test
     default void counter_virtualThreads_noLostIncrements() {
         String name = uniqueName();
@@ -107,11 +111,23 @@ public interface MutualExclusionContract extends BackendUnderTest {
         for (int i = 0; i < 16; i++) {
             locks.add((i % 2 == 0 ? a : b).lock(name));
         }
-        ThreadFactory factory = VirtualThreads.factoryOrPlatform();
+        List<Thread> workers = new CopyOnWriteArrayList<>();
+        ThreadFactory virtualOrPlatform = VirtualThreads.factoryOrPlatform();
+        ThreadFactory factory = task -> {
+            Thread worker = virtualOrPlatform.newThread(task);
+            workers.add(worker);
+            return worker;
+        };
         CounterWorkload.Result r = CounterWorkload.run(locks, Duration.ofSeconds(1), Duration.ofMillis(1), factory);
         assertThat(r.increments()).isPositive();
         assertThat(r.maxInside()).isEqualTo(1);
         assertThat(r.lostIncrements()).isZero();
+        if (VirtualThreads.available() || VirtualThreads.required()) {
+            assertThat(workers)
+                    .as("workers on Java " + System.getProperty("java.version"))
+                    .hasSize(locks.size())
+                    .allMatch(VirtualThreads::isVirtual, "virtual");
+        }
     }
 
     @Test

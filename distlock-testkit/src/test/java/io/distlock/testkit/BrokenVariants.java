@@ -3,6 +3,7 @@ package io.distlock.testkit;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.HeldLock;
+import io.distlock.spi.Lease;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.Subscription;
@@ -39,13 +40,13 @@ final class BrokenVariants {
         }
 
         @Override
-        public Attempt tryAcquire(LockKey key, OwnerId owner, Duration lease, boolean queue) {
+        public Attempt tryAcquire(LockKey key, OwnerId owner, Lease lease, boolean queue) {
             Attempt a = super.tryAcquire(key, owner, lease, queue);
             return a instanceof Attempt.Acquired ? Attempt.acquired(1) : a;
         }
 
         @Override
-        public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
+        public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Lease lease) {
             HandOff answer = super.handOff(key, from, to, lease);
             return answer instanceof HandOff.Granted ? HandOff.granted(1) : answer;
         }

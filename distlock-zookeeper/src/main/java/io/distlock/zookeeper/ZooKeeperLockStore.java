@@ -4,10 +4,15 @@ import io.distlock.DistributedLockException;
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.HandOff;
+import io.distlock.spi.HandsOff;
 import io.distlock.spi.HeldLock;
+import io.distlock.spi.Lease;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.LockStore;
 import io.distlock.spi.OwnerId;
+import io.distlock.spi.QueueOrdered;
+import io.distlock.spi.ReportsLoss;
+import io.distlock.spi.SessionHolds;
 import io.distlock.spi.Subscription;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -66,7 +71,7 @@ import org.slf4j.LoggerFactory;
  * once it is empty) whose data is the full lock name. Its children are the queue: one EPHEMERAL_SEQUENTIAL entry per
  * owner that holds or waits, named after the owner (ZkNames.entryPrefix) so that an owner finds its own entry in a
  * getChildren answer, with the owner id as data. The entry with the lowest sequence holds the lock; the others wait in
- * sequence order, so the store's queue is fair by construction and the store reports queuesEveryWaiter (a non-fair
+ * sequence order, so the store's queue is fair by construction and the store is QueueOrdered (a non-fair
  * lock's local waiters line up in the engine behind the first one, which alone queues here; see Hand-off).
  *
  * Fencing. The token of a grant is the czxid of the owner's entry: the zxid of the transaction that created it. Zxids
@@ -101,7 +106,7 @@ import org.slf4j.LoggerFactory;
  * dies with its session anyway). An entry whose create failed with an unknown outcome is searched for by owner tag,
  * at once and again after the next reconnect.
  *
- * Hand-off (Traits.handsOff). When a local holder releases and another owner of this client waits, the engine hands
+ * Hand-off (HandsOff). When a local holder releases and another owner of this client waits, the engine hands
  * the lock over instead of releasing it. If the receiver has no entry yet, one ZooKeeper multi deletes the giver's
  * entry, deletes the lock node and makes it again with a new entry of the receiver (protected: its name carries a
  * GUID, so a transaction whose answer was lost is found again). Deleting the lock node fails, and the multi with it,
@@ -141,7 +146,7 @@ import org.slf4j.LoggerFactory;
  * timeout at the latest, which bounds the cost of any lost event.
  */
 /** A {@link LockStore} over ZooKeeper through Curator; see the overview comment in the source. */
-final class ZooKeeperLockStore implements LockStore {
+final class ZooKeeperLockStore implements LockStore, QueueOrdered, SessionHolds, HandsOff, ReportsLoss {
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperLockStore.class);
     static final int MAX_TRIES = 32;
     /** Tokens reserved with every grant for local successions (see Fencing); a power of two less one. */
@@ -301,7 +306,8 @@ final class ZooKeeperLockStore implements LockStore {
     // ---------------------------------------------------------------- LockStore
 
     @Override
-    public Attempt tryAcquire(LockKey key, OwnerId owner, Duration lease, boolean queue) {
+    public Attempt tryAcquire(LockKey key, OwnerId owner, Lease leaseSpec, boolean queue) {
+        Duration lease = leaseSpec.length();
         return call("tryAcquire", () -> {
             EntryId id = new EntryId(key.name(), owner.value());
             String lockPath = lockPath(key);
@@ -654,7 +660,8 @@ final class ZooKeeperLockStore implements LockStore {
     }
 
     @Override
-    public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Duration lease) {
+    public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Lease leaseSpec) {
+        Duration lease = leaseSpec.length();
         EntryId fromId = new EntryId(key.name(), from.value());
         EntryId toId = new EntryId(key.name(), to.value());
         Entry held = entries.get(fromId);
@@ -1081,11 +1088,6 @@ final class ZooKeeperLockStore implements LockStore {
             }
             throw new IllegalStateException("lock node " + lockPath + " kept changing under " + MAX_TRIES + " tries");
         });
-    }
-
-    @Override
-    public Traits traits() {
-        return new Traits(true, false, true);
     }
 
     @Override

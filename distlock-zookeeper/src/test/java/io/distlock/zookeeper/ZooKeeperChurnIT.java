@@ -3,6 +3,7 @@ package io.distlock.zookeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.spi.Attempt;
+import io.distlock.spi.Lease;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
 import java.time.Duration;
@@ -108,7 +109,7 @@ class ZooKeeperChurnIT {
             throws Exception {
         AtomicInteger creates = churn();
 
-        Attempt attempt = store.tryAcquire(key, owner, Duration.ofSeconds(30), queue);
+        Attempt attempt = store.tryAcquire(key, owner, Lease.fixed(Duration.ofSeconds(30)), queue);
 
         assertThat(attempt)
                 .as("contention, not a failure: a busy answer asking for a retry shortly")
@@ -120,7 +121,7 @@ class ZooKeeperChurnIT {
         assertThat(store.release(key, owner)).as("nothing held").isFalse();
 
         store.createHook((lockPath, withLockNode) -> {});
-        Attempt next = store.tryAcquire(key, owner, Duration.ofSeconds(30), queue);
+        Attempt next = store.tryAcquire(key, owner, Lease.fixed(Duration.ofSeconds(30)), queue);
         assertThat(next).isInstanceOf(Attempt.Acquired.class);
         assertThat(entries()).hasSize(1);
         assertThat(store.release(key, owner)).isTrue();

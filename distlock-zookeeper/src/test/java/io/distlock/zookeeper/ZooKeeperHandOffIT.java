@@ -4,9 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.spi.Attempt;
 import io.distlock.spi.HandOff;
+import io.distlock.spi.HandsOff;
 import io.distlock.spi.HeldLock;
+import io.distlock.spi.Lease;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
+import io.distlock.spi.QueueOrdered;
+import io.distlock.spi.ReportsLoss;
+import io.distlock.spi.SessionHolds;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -38,6 +43,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class ZooKeeperHandOffIT {
     private static final Duration LEASE = Duration.ofSeconds(30);
+    private static final Lease RENEWED = Lease.renewed(LEASE);
     /** Long enough that no ping falls into a measured hand-off (pings go out after a third of it idle). */
     private static final int SESSION_MILLIS = 10_000;
 
@@ -155,7 +161,7 @@ class ZooKeeperHandOffIT {
     private long acquiredOnceWoken(Client client, OwnerId owner) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         for (; ; ) {
-            Attempt attempt = client.store().tryAcquire(key, owner, LEASE, true);
+            Attempt attempt = client.store().tryAcquire(key, owner, RENEWED, true);
             if (attempt instanceof Attempt.Acquired || System.nanoTime() - deadline > 0) {
                 return acquired(attempt);
             }
@@ -180,20 +186,24 @@ class ZooKeeperHandOffIT {
     }
 
     @Test
-    void traits_queueEveryWaiter_andHandOff() throws Exception {
-        assertThat(client(true).store().traits()).isEqualTo(new io.distlock.spi.LockStore.Traits(true, false, true));
+    void abilities_queueOrdered_sessionHolds_handsOff_reportsLoss() throws Exception {
+        assertThat(client(true).store())
+                .isInstanceOf(QueueOrdered.class)
+                .isInstanceOf(SessionHolds.class)
+                .isInstanceOf(HandsOff.class)
+                .isInstanceOf(ReportsLoss.class);
     }
 
     @ParameterizedTest(name = "raw multi: {0}")
     @ValueSource(booleans = {true, false})
     void handOff_toAnOwnerWithoutEntry_grantsAGreaterToken_inOneRequest(boolean raw) throws Exception {
         Client x = client(raw);
-        long token = acquired(x.store().tryAcquire(key, a, LEASE, false));
+        long token = acquired(x.store().tryAcquire(key, a, RENEWED, false));
         OwnerId giver = a;
         OwnerId taker = b;
         for (int i = 0; i < 3; i++) {
             long before = requests(x);
-            long next = granted(x.store().handOff(key, giver, taker, LEASE));
+            long next = granted(x.store().handOff(key, giver, taker, RENEWED));
             long cost = requests(x) - before;
             // Curator's transaction drops the Stat that carries the token: one read more
             assertThat(cost).as("requests for one hand-off").isEqualTo(raw ? 1 : 2);
@@ -215,7 +225,7 @@ class ZooKeeperHandOffIT {
         assertThat(admin.checkExists().forPath(ZooKeeperTestServers.lockPath(key.name())))
                 .as("the receiver's entry was alone: its release deletes the lock node too")
                 .isNull();
-        assertThat(acquired(x.store().tryAcquire(key, a, LEASE, false))).isGreaterThan(token);
+        assertThat(acquired(x.store().tryAcquire(key, a, RENEWED, false))).isGreaterThan(token);
     }
 
     /**
@@ -230,8 +240,8 @@ class ZooKeeperHandOffIT {
         if (subscribed) {
             subscribeAndWaitForTheMirror(x);
         }
-        long token = acquired(x.store().tryAcquire(key, a, LEASE, false));
-        long next = granted(x.store().handOff(key, a, a, LEASE));
+        long token = acquired(x.store().tryAcquire(key, a, RENEWED, false));
+        long next = granted(x.store().handOff(key, a, a, RENEWED));
         assertThat(next).as("beyond the spare tokens").isGreaterThan(token + ZooKeeperLockStore.SPARE);
         assertThat(queue()).containsExactly(at(a, next));
         assertHolds(x, a, next);
@@ -247,8 +257,8 @@ class ZooKeeperHandOffIT {
     @Test
     void attempt_ofAnOwnerWhoseEntryWasGranted_makesANewEntry_withAGreaterToken() throws Exception {
         Client x = client(true);
-        long token = acquired(x.store().tryAcquire(key, a, LEASE, false));
-        long again = acquired(x.store().tryAcquire(key, a, LEASE, false));
+        long token = acquired(x.store().tryAcquire(key, a, RENEWED, false));
+        long again = acquired(x.store().tryAcquire(key, a, RENEWED, false));
         assertThat(again).isGreaterThan(token + ZooKeeperLockStore.SPARE);
         assertThat(queue()).containsExactly(at(a, again));
         assertThat(x.store().release(key, a)).isTrue();
@@ -263,8 +273,8 @@ class ZooKeeperHandOffIT {
     @Test
     void abandonHold_endsOnlyTheLostHoldsEntry_notANewerOneOfTheSameOwner() throws Exception {
         Client x = client(true);
-        long lost = acquired(x.store().tryAcquire(key, a, LEASE, false));
-        long again = acquired(x.store().tryAcquire(key, a, LEASE, false)); // its attempt ended the old entry itself
+        long lost = acquired(x.store().tryAcquire(key, a, RENEWED, false));
+        long again = acquired(x.store().tryAcquire(key, a, RENEWED, false)); // its attempt ended the old entry itself
         x.store().abandonHold(new HeldLock(key, a, lost));
         assertThat(queue()).containsExactly(at(a, again));
         assertHolds(x, a, again);
@@ -276,18 +286,18 @@ class ZooKeeperHandOffIT {
     @ValueSource(booleans = {true, false})
     void handOff_whenTheGiverDoesNotHold_isNotHeld_andChangesNothing(boolean raw) throws Exception {
         Client x = client(raw);
-        assertThat(x.store().handOff(key, a, b, LEASE)).isEqualTo(HandOff.notHeld());
+        assertThat(x.store().handOff(key, a, b, RENEWED)).isEqualTo(HandOff.notHeld());
         assertThat(queue()).isEmpty();
 
-        long token = acquired(x.store().tryAcquire(key, a, LEASE, false));
+        long token = acquired(x.store().tryAcquire(key, a, RENEWED, false));
         String lockPath = ZooKeeperTestServers.lockPath(key.name());
         for (String child : admin.getChildren().forPath(lockPath)) {
             admin.delete().forPath(ZKPaths.makePath(lockPath, child)); // an operator's force unlock
         }
-        assertThat(x.store().handOff(key, a, b, LEASE)).isEqualTo(HandOff.notHeld());
+        assertThat(x.store().handOff(key, a, b, RENEWED)).isEqualTo(HandOff.notHeld());
         assertThat(queue()).as("no entry made for the receiver").isEmpty();
         assertThat(x.store().release(key, a)).isFalse();
-        assertThat(acquired(x.store().tryAcquire(key, b, LEASE, false))).isGreaterThan(token);
+        assertThat(acquired(x.store().tryAcquire(key, b, RENEWED, false))).isGreaterThan(token);
     }
 
     @ParameterizedTest(name = "subscribed: {0}")
@@ -298,20 +308,20 @@ class ZooKeeperHandOffIT {
         if (subscribed) {
             subscribeAndWaitForTheMirror(x); // the mirror decides, not a read
         }
-        long ta = acquired(x.store().tryAcquire(key, a, LEASE, false));
-        assertThat(y.store().tryAcquire(key, c, LEASE, true)).isInstanceOf(Attempt.Busy.class);
+        long ta = acquired(x.store().tryAcquire(key, a, RENEWED, false));
+        assertThat(y.store().tryAcquire(key, c, RENEWED, true)).isInstanceOf(Attempt.Busy.class);
         long tc = Long.parseLong(queue().get(1).substring(c.value().length() + 1));
 
-        assertThat(x.store().handOff(key, a, b, LEASE)).isEqualTo(HandOff.queued());
+        assertThat(x.store().handOff(key, a, b, RENEWED)).isEqualTo(HandOff.queued());
         List<String> q = queue();
         assertThat(q).hasSize(2);
         assertThat(q.get(0)).isEqualTo(at(c, tc));
         assertThat(q.get(1)).startsWith(b.value() + "@");
         long tb = Long.parseLong(q.get(1).substring(b.value().length() + 1));
         assertThat(x.store().release(key, a)).as("the giver's hold ended").isFalse();
-        assertThat(x.store().tryAcquire(key, b, LEASE, true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(x.store().tryAcquire(key, b, RENEWED, true)).isInstanceOf(Attempt.Busy.class);
 
-        assertThat(acquired(y.store().tryAcquire(key, c, LEASE, true)))
+        assertThat(acquired(y.store().tryAcquire(key, c, RENEWED, true)))
                 .isEqualTo(tc)
                 .isGreaterThan(ta);
         assertThat(y.store().release(key, c)).isTrue();
@@ -322,12 +332,12 @@ class ZooKeeperHandOffIT {
         assertHolds(x, b, tb);
 
         // a receiver queued by a hand-off that gives up leaves no node behind
-        assertThat(y.store().tryAcquire(key, c, LEASE, true)).isInstanceOf(Attempt.Busy.class);
-        assertThat(x.store().handOff(key, b, d, LEASE)).isEqualTo(HandOff.queued());
+        assertThat(y.store().tryAcquire(key, c, RENEWED, true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(x.store().handOff(key, b, d, RENEWED)).isEqualTo(HandOff.queued());
         assertThat(queue()).hasSize(2).last().asString().startsWith(d.value() + "@");
         x.store().abandon(key, d);
         assertThat(queue()).hasSize(1).first().asString().startsWith(c.value() + "@");
-        assertThat(acquired(y.store().tryAcquire(key, c, LEASE, true))).isGreaterThan(tb);
+        assertThat(acquired(y.store().tryAcquire(key, c, RENEWED, true))).isGreaterThan(tb);
         assertThat(y.store().release(key, c)).isTrue();
         assertThat(queue()).isEmpty();
     }
@@ -340,12 +350,12 @@ class ZooKeeperHandOffIT {
         closeAfter.add(0, x.store().subscribe(key, wakeUps::incrementAndGet));
         io.distlock.testkit.Eventually.within(
                 io.distlock.testkit.Timing.seconds(5), "woken by the snapshot", () -> wakeUps.get() == 1);
-        long token = acquired(x.store().tryAcquire(key, a, LEASE, false));
+        long token = acquired(x.store().tryAcquire(key, a, RENEWED, false));
         for (int i = 0; i < 3; i++) {
-            token = granted(x.store().handOff(key, i % 2 == 0 ? a : b, i % 2 == 0 ? b : a, LEASE));
+            token = granted(x.store().handOff(key, i % 2 == 0 ? a : b, i % 2 == 0 ? b : a, RENEWED));
         }
         assertThat(x.store().release(key, b)).isTrue(); // a release of this client: wakes (once)
-        long c1 = acquired(y.store().tryAcquire(key, c, LEASE, false));
+        long c1 = acquired(y.store().tryAcquire(key, c, RENEWED, false));
         assertThat(c1).isGreaterThan(token);
         int before = wakeUps.get();
         assertThat(y.store().release(key, c)).isTrue();
@@ -365,7 +375,7 @@ class ZooKeeperHandOffIT {
         closeAfter.add(0, x.store().subscribe(key, wakeUps::incrementAndGet));
         io.distlock.testkit.Eventually.within(
                 io.distlock.testkit.Timing.seconds(5), "woken by the snapshot", () -> wakeUps.get() == 1);
-        acquired(x.store().tryAcquire(key, a, LEASE, true));
+        acquired(x.store().tryAcquire(key, a, RENEWED, true));
         for (int i = 0; i < 3; i++) {
             int seen = wakeUps.get();
             assertThat(x.store().release(key, a)).isTrue();
@@ -375,7 +385,7 @@ class ZooKeeperHandOffIT {
                     .as("with a local subscriber, the lock node stays")
                     .isNotNull();
             long before = requests(x);
-            acquired(x.store().tryAcquire(key, a, LEASE, true));
+            acquired(x.store().tryAcquire(key, a, RENEWED, true));
             assertThat(requests(x) - before)
                     .as("requests of an attempt: the entry's create only")
                     .isEqualTo(1);
@@ -391,12 +401,12 @@ class ZooKeeperHandOffIT {
         if (subscribed) {
             subscribeAndWaitForTheMirror(x);
         }
-        long ta = acquired(x.store().tryAcquire(key, a, LEASE, false));
-        assertThat(x.store().tryAcquire(key, b, LEASE, true)).isInstanceOf(Attempt.Busy.class);
+        long ta = acquired(x.store().tryAcquire(key, a, RENEWED, false));
+        assertThat(x.store().tryAcquire(key, b, RENEWED, true)).isInstanceOf(Attempt.Busy.class);
         long tb = Long.parseLong(queue().get(1).substring(b.value().length() + 1));
 
         long before = requests(x);
-        assertThat(granted(x.store().handOff(key, a, b, LEASE)))
+        assertThat(granted(x.store().handOff(key, a, b, RENEWED)))
                 .as("the token of the receiver's own entry")
                 .isEqualTo(tb)
                 .isGreaterThan(ta);
@@ -409,15 +419,15 @@ class ZooKeeperHandOffIT {
         assertHolds(x, b, tb);
 
         // another client's entry ahead of the receiver's: the hold ends, the receiver keeps waiting
-        assertThat(y.store().tryAcquire(key, c, LEASE, true)).isInstanceOf(Attempt.Busy.class);
-        assertThat(x.store().tryAcquire(key, d, LEASE, true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(y.store().tryAcquire(key, c, RENEWED, true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(x.store().tryAcquire(key, d, RENEWED, true)).isInstanceOf(Attempt.Busy.class);
         List<String> q = queue();
         assertThat(q).hasSize(3);
         long tc = Long.parseLong(q.get(1).substring(c.value().length() + 1));
         long td = Long.parseLong(q.get(2).substring(d.value().length() + 1));
-        assertThat(x.store().handOff(key, b, d, LEASE)).isEqualTo(HandOff.queued());
+        assertThat(x.store().handOff(key, b, d, RENEWED)).isEqualTo(HandOff.queued());
         assertThat(queue()).containsExactly(at(c, tc), at(d, td));
-        assertThat(acquired(y.store().tryAcquire(key, c, LEASE, true))).isEqualTo(tc);
+        assertThat(acquired(y.store().tryAcquire(key, c, RENEWED, true))).isEqualTo(tc);
         assertThat(y.store().release(key, c)).isTrue();
         assertThat(acquiredOnceWoken(x, d)).isEqualTo(td);
         assertThat(x.store().release(key, d)).isTrue();

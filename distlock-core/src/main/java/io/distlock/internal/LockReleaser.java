@@ -1,0 +1,263 @@
+package io.distlock.internal;
+
+import static io.distlock.internal.StoreCalls.storeFailure;
+
+import io.distlock.spi.HandOff;
+import io.distlock.spi.HandsOff;
+import io.distlock.spi.Lease;
+import io.distlock.spi.LockStore;
+import io.distlock.spi.OwnerId;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/*
+ * Overview
+ *
+ * Releasing
+ *   A thread's unlock counts down its re-entries first; the last one, like a LockHold's release, stops the hold's
+ *   renewal (no renewal runs after it) and ends it in the store, owner-checked. A release that finds the hold gone
+ *   reports it lost.
+ *
+ * Handing off
+ *   When a local waiter exists and the store HandsOff, the lock goes to it without a round trip through the queue: a
+ *   succession (no round trip at all: the next spare token the store reserved, the hold kept under the acquiring
+ *   owner's id) while spare tokens last and neither side has a fixed lease, otherwise a hand-off in one round trip
+ *   with a fresh token. At most handOffLimit in a row, so other clients get their turn, except on a QueueOrdered store,
+ *   which answers queued instead of passing another client's waiter. A waiter whose own attempt is on its way is not
+ *   handed anything: its attempt may already be granted.
+ */
+/** The release half of a {@link LockEngine}: unlock, release, hand-off and succession to a local waiter. */
+final class LockReleaser {
+    private final LockEngine engine;
+    private final LockStore store;
+    private final @Nullable HandsOff handOffs;
+    private final boolean queueOrdered;
+    private final EngineConfig config;
+    private final Ticker ticker;
+    private final LockMetrics metrics;
+    private final LockLeases leases;
+    private final Lease renewedLease;
+
+    LockReleaser(LockEngine engine, LockStore store, EngineConfig config, LockLeases leases) {
+        this.engine = engine;
+        this.store = store;
+        this.handOffs = store instanceof HandsOff h ? h : null;
+        this.queueOrdered = store instanceof io.distlock.spi.QueueOrdered;
+        this.config = config;
+        this.ticker = config.ticker();
+        this.metrics = config.metrics();
+        this.leases = leases;
+        this.renewedLease = Lease.renewed(config.watchdogLease());
+    }
+
+    void unlockThread(EngineLock lock) {
+        OwnerId owner = threadOwner();
+        LockState s = enter(lock.name());
+        HoldImpl h;
+        try {
+            s.mutex.lock();
+            try {
+                h = s.holder;
+                if (h == null || !h.owner.equals(owner)) {
+                    HoldImpl lost = s.removeLost(owner);
+                    if (lost != null) {
+                        throw lost.lostException();
+                    }
+                    throw new IllegalMonitorStateException(
+                            "the current thread does not hold lock '" + lock.name() + "'");
+                }
+                if (h.count > 1) {
+                    h.count--;
+                    return;
+                }
+            } finally {
+                s.mutex.unlock();
+            }
+            release(h);
+        } finally {
+            exit(s);
+        }
+    }
+
+    void release(HoldImpl h) {
+        LockState s = h.state;
+        s.mutex.lock();
+        try {
+            s.users++;
+        } finally {
+            s.mutex.unlock();
+        }
+        try {
+            releaseEntered(h);
+        } finally {
+            exit(s);
+        }
+    }
+
+    private void releaseEntered(HoldImpl h) {
+        LockState s = h.state;
+        if (h.isLost()) {
+            throw h.lostException();
+        }
+        leases.stopRenewal(h); // from here on no renewal of this hold runs
+        if (!h.finish(HoldImpl.RELEASED)) {
+            if (h.isLost()) {
+                throw h.lostException();
+            }
+            throw new IllegalMonitorStateException("lock '" + h.name() + "' was already released by this hold");
+        }
+        metrics.released(h.name(), ticker.read() - h.acquiredAt);
+        Waiter next = null;
+        HoldImpl successor = null;
+        s.mutex.lock();
+        try {
+            // a store whose queue is the order answers "queued" when another client waits: no streak limit needed
+            boolean streakAllowed = queueOrdered || s.handOffStreak < config.handOffLimit();
+            if (handOffs != null && streakAllowed && s.holder == h) {
+                next = s.firstLocal();
+                if (next != null && next.attempting) {
+                    next = null; // its own attempt may already be granted; release through the store instead
+                }
+                if (next != null && h.hasSpareToken() && next.fixedLease == null && !next.inStoreQueue) {
+                    // a succession: the store keeps the hold under the acquiring owner and reserved the next token
+                    // (on a store whose queue is the order it passes that queue, but only until the spare tokens
+                    // run out: the hand-off after them respects it)
+                    successor = new HoldImpl(h, next.lock, next.owner, next.threadView, ticker.read());
+                    s.waiters.remove(next);
+                    s.handOffStreak++;
+                    s.holder = successor;
+                    next.grant = successor;
+                    next.status = Waiter.Status.GRANTED;
+                    next.signal();
+                } else if (next != null) {
+                    next.status = Waiter.Status.CLAIMED;
+                    s.waiters.remove(next);
+                    s.handOffStreak++;
+                }
+            }
+            if (next == null) {
+                s.handOffStreak = 0;
+            }
+        } finally {
+            s.mutex.unlock();
+        }
+        if (successor != null) {
+            leases.activate(successor);
+            metrics.handedOff(s.key.name());
+            metrics.acquired(s.key.name(), 0);
+            h.lock.fireReleased(h.fencingToken);
+            successor.lock.fireAcquired(successor.fencingToken);
+            return;
+        }
+        if (next != null) {
+            handOff(s, h, next);
+            return;
+        }
+        boolean released;
+        try {
+            released = store.release(s.key, h.storeOwner);
+        } catch (RuntimeException e) {
+            clearHolder(s, h);
+            throw storeFailure("release", s.key, e);
+        }
+        clearHolder(s, h);
+        if (!released) {
+            metrics.lost(h.name());
+            h.lock.fireLost(h.fencingToken, null);
+            throw h.lostException();
+        }
+        h.lock.fireReleased(h.fencingToken);
+    }
+
+    private void handOff(LockState s, HoldImpl from, Waiter to) {
+        Lease lease = to.fixedLease != null ? Lease.fixed(to.fixedLease) : renewedLease;
+        long sent = ticker.read();
+        HandOff answer;
+        RuntimeException failure = null;
+        try {
+            HandsOff h = Objects.requireNonNull(handOffs, "a hand-off without the ability");
+            answer = Objects.requireNonNull(h.handOff(s.key, from.storeOwner, to.owner, lease), "handOff answer");
+        } catch (RuntimeException e) {
+            answer = HandOff.notHeld();
+            failure = e;
+        }
+        HoldImpl granted = null;
+        if (answer instanceof HandOff.Granted g) {
+            granted = new HoldImpl(
+                    engine,
+                    s,
+                    to.lock,
+                    to.owner,
+                    to.threadView,
+                    g.fencingToken(),
+                    to.fixedLease,
+                    sent,
+                    lease.length().toNanos(),
+                    g.spareTokens());
+            leases.activate(granted);
+        }
+        boolean queued = answer == HandOff.queued();
+        s.mutex.lock();
+        try {
+            if (granted != null) {
+                s.holder = granted;
+                to.grant = granted;
+                to.status = Waiter.Status.GRANTED;
+                to.signal();
+            } else {
+                if (s.holder == from) {
+                    s.holder = null;
+                }
+                to.status = Waiter.Status.WAITING;
+                // queued: the store put it behind owners of other clients; it waits there and gives the place back
+                // if it gives up (a failed round trip may have queued it too, without our knowing)
+                to.inStoreQueue |= queued || (failure != null && queueOrdered);
+                s.waiters.addFirst(to);
+                s.signalWaiters();
+            }
+        } finally {
+            s.mutex.unlock();
+        }
+        if (granted != null) {
+            metrics.handedOff(s.key.name());
+            metrics.acquired(s.key.name(), 0);
+            from.lock.fireReleased(from.fencingToken);
+            to.lock.fireAcquired(granted.fencingToken);
+            return;
+        }
+        if (queued) {
+            from.lock.fireReleased(from.fencingToken);
+            return;
+        }
+        if (failure != null) {
+            throw storeFailure("release", s.key, failure);
+        }
+        metrics.lost(from.name());
+        from.lock.fireLost(from.fencingToken, null);
+        throw from.lostException();
+    }
+
+    private void clearHolder(LockState s, HoldImpl h) {
+        s.mutex.lock();
+        try {
+            if (s.holder == h) {
+                s.holder = null;
+                s.signalWaiters();
+            }
+        } finally {
+            s.mutex.unlock();
+        }
+    }
+
+    private OwnerId threadOwner() {
+        return engine.threadOwner();
+    }
+
+    private LockState enter(String name) {
+        return engine.enter(name);
+    }
+
+    private void exit(LockState s) {
+        engine.exit(s);
+    }
+}
