@@ -24,7 +24,7 @@ final class SyncStoreClients {
         InMemorySyncStore sync = new InMemorySyncStore(server);
         EngineConfig config = EngineConfig.defaults().withWatchdogLease(watchdogLease);
         return new DecoratedClient(LockEngine.create(
-                new InMemoryLockStore(server, strictQueue), claims.apply(sync), counters.apply(sync), config));
+                InMemoryLockStore.of(server, strictQueue), claims.apply(sync), counters.apply(sync), config));
     }
 
     /** A client over the standard stores whose count-downs lose their first reply. */
