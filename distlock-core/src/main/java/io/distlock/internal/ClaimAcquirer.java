@@ -6,7 +6,6 @@ import io.distlock.spi.ClaimStore;
 import io.distlock.spi.Lease;
 import io.distlock.spi.Mode;
 import io.distlock.spi.OwnerId;
-import io.distlock.spi.Subscription;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -43,12 +42,14 @@ final class ClaimAcquirer {
     private static final long POLL_CAP_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private final ClaimEngine engine;
+    private final NameStates<ClaimHold, ClaimState> states;
     private final ClaimStore store;
     private final EngineConfig config;
     private final Ticker ticker;
 
-    ClaimAcquirer(ClaimEngine engine, ClaimStore store, EngineConfig config) {
+    ClaimAcquirer(ClaimEngine engine, NameStates<ClaimHold, ClaimState> states, ClaimStore store, EngineConfig config) {
         this.engine = engine;
+        this.states = states;
         this.store = store;
         this.config = config;
         this.ticker = config.ticker();
@@ -70,7 +71,7 @@ final class ClaimAcquirer {
             throws InterruptedException {
         engine.ensureOpen();
         long start = ticker.read();
-        ClaimState s = engine.enter(view.name);
+        ClaimState s = states.enter(view.name);
         ClaimWaiter.Parked w = null;
         boolean interrupted = false;
         try {
@@ -158,7 +159,7 @@ final class ClaimAcquirer {
                 }
             }
         } finally {
-            engine.exit(s);
+            states.exit(s);
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
@@ -238,17 +239,7 @@ final class ClaimAcquirer {
     }
 
     private boolean subscribe(ClaimState s) {
-        s.subscribeLock.lock();
-        try {
-            Subscription sub = s.subscription;
-            if (sub == null) {
-                sub = StoreCalls.call("subscribe", s.key, () -> store.subscribe(s.key, () -> onWake(s)));
-                s.subscription = sub;
-            }
-            return sub.notifies();
-        } finally {
-            s.subscribeLock.unlock();
-        }
+        return s.subscribe(() -> store.subscribe(s.key, () -> onWake(s)));
     }
 
     private static void onWake(ClaimState s) {

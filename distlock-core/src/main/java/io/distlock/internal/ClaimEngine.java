@@ -5,13 +5,9 @@ import io.distlock.spi.HeldClaim;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.Mode;
 import io.distlock.spi.OwnerId;
-import io.distlock.spi.Subscription;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -57,7 +53,7 @@ final class ClaimEngine implements Watchdog.Engine<ClaimHold, HeldClaim> {
     private final ScheduledExecutorService scheduler;
     private final Watchdog<ClaimHold, HeldClaim> watchdog;
     private final ClaimAcquirer acquirer;
-    private final ConcurrentHashMap<String, ClaimState> states = new ConcurrentHashMap<>();
+    private final NameStates<ClaimHold, ClaimState> states = new NameStates<>(ClaimState::new);
     private volatile boolean closed;
 
     ClaimEngine(LockEngine host, ClaimStore store, EngineConfig config, ScheduledExecutorService scheduler) {
@@ -67,7 +63,7 @@ final class ClaimEngine implements Watchdog.Engine<ClaimHold, HeldClaim> {
         this.ticker = config.ticker();
         this.scheduler = scheduler;
         this.watchdog = new Watchdog<>(this, ticker, config.watchdogLease());
-        this.acquirer = new ClaimAcquirer(this, store, config);
+        this.acquirer = new ClaimAcquirer(this, states, store, config);
     }
 
     Ticker ticker() {
@@ -102,41 +98,12 @@ final class ClaimEngine implements Watchdog.Engine<ClaimHold, HeldClaim> {
 
     /** Unlocks the calling thread's hold of {@code view}, counting down its re-entries first. */
     void unlockThread(ClaimView view) {
-        OwnerId owner = host.threadOwner();
-        ClaimState s = enter(view.name);
-        try {
-            ClaimHold h;
-            s.mutex.lock();
-            try {
-                h = s.threadHold(owner, view.mode);
-                if (h == null) {
-                    ClaimHold lost = s.takeLost(owner, view.mode);
-                    if (lost != null) {
-                        throw lost.lostException();
-                    }
-                    throw new IllegalMonitorStateException("the current thread does not hold " + view.describe());
-                }
-                if (h.count > 1) {
-                    h.count--;
-                    return;
-                }
-            } finally {
-                s.mutex.unlock();
-            }
-            release(h);
-        } finally {
-            exit(s);
-        }
+        states.unlockThread(view.name, host.threadOwner(), view.mode, view::describe, this::release);
     }
 
     void release(ClaimHold h) {
         ClaimState s = h.state;
-        s.mutex.lock();
-        try {
-            s.users++;
-        } finally {
-            s.mutex.unlock();
-        }
+        states.enterHeld(s);
         try {
             if (h.isLost()) {
                 throw h.lostException();
@@ -164,7 +131,7 @@ final class ClaimEngine implements Watchdog.Engine<ClaimHold, HeldClaim> {
             }
             h.view.listeners.released(h.fencingToken());
         } finally {
-            exit(s);
+            states.exit(s);
         }
     }
 
@@ -231,14 +198,11 @@ final class ClaimEngine implements Watchdog.Engine<ClaimHold, HeldClaim> {
         ClaimState s = h.state;
         s.mutex.lock();
         try {
-            s.ended(h);
-            if (h.threadView) {
-                s.keepLost(h);
-            }
+            s.lost(h);
         } finally {
             s.mutex.unlock();
         }
-        settle(s);
+        states.settle(s);
         log.warn("distlock: lost {} (fencing token {})", h.view.describe(), h.fencingToken());
         config.metrics().lost(h.name());
         h.view.listeners.lost(h.fencingToken(), cause);
@@ -314,40 +278,17 @@ final class ClaimEngine implements Watchdog.Engine<ClaimHold, HeldClaim> {
 
     void close() {
         closed = true;
-        List<ClaimHold> held = new ArrayList<>();
-        List<Subscription> subscriptions = new ArrayList<>();
-        for (ClaimState s : states.values()) {
-            s.mutex.lock();
+        states.close(this::releaseOnClose);
+    }
+
+    private void releaseOnClose(ClaimHold h) {
+        stopRenewal(h);
+        if (h.finish(ClaimHold.RELEASED)) {
             try {
-                s.wakeWaiters();
-                held.addAll(s.holders());
-            } finally {
-                s.mutex.unlock();
+                var unused = store.release(h.held);
+            } catch (RuntimeException e) {
+                log.warn("distlock: could not release {} on close; it expires with its lease", h.view.describe(), e);
             }
-            s.subscribeLock.lock();
-            try {
-                Subscription sub = s.subscription;
-                if (sub != null) {
-                    subscriptions.add(sub);
-                    s.subscription = null;
-                }
-            } finally {
-                s.subscribeLock.unlock();
-            }
-        }
-        for (ClaimHold h : held) {
-            stopRenewal(h);
-            if (h.finish(ClaimHold.RELEASED)) {
-                try {
-                    var unused = store.release(h.held);
-                } catch (RuntimeException e) {
-                    log.warn(
-                            "distlock: could not release {} on close; it expires with its lease", h.view.describe(), e);
-                }
-            }
-        }
-        for (Subscription sub : subscriptions) {
-            StoreCalls.closeQuietly(sub);
         }
     }
 
@@ -358,50 +299,6 @@ final class ClaimEngine implements Watchdog.Engine<ClaimHold, HeldClaim> {
     void ensureOpen() {
         if (closed) {
             throw new IllegalStateException("lock client " + host.clientId() + " is closed");
-        }
-    }
-
-    ClaimState enter(String name) {
-        for (; ; ) {
-            ClaimState s = states.computeIfAbsent(name, n -> new ClaimState(new LockKey(n)));
-            s.mutex.lock();
-            try {
-                if (!s.removed) {
-                    s.users++;
-                    return s;
-                }
-            } finally {
-                s.mutex.unlock();
-            }
-        }
-    }
-
-    void exit(ClaimState s) {
-        s.mutex.lock();
-        try {
-            s.users--;
-        } finally {
-            s.mutex.unlock();
-        }
-        settle(s);
-    }
-
-    /** Forgets a name nobody uses any more, closing its subscription. */
-    private void settle(ClaimState s) {
-        Subscription dropped = null;
-        s.mutex.lock();
-        try {
-            if (!s.removed && s.idle()) {
-                s.removed = true;
-                states.remove(s.key.name(), s);
-                dropped = s.subscription;
-                s.subscription = null;
-            }
-        } finally {
-            s.mutex.unlock();
-        }
-        if (dropped != null) {
-            StoreCalls.closeQuietly(dropped);
         }
     }
 }

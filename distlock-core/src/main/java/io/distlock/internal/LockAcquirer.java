@@ -9,6 +9,7 @@ import io.distlock.spi.ClaimStore;
 import io.distlock.spi.FreeSubscriptions;
 import io.distlock.spi.HandsOff;
 import io.distlock.spi.Lease;
+import io.distlock.spi.Mode;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.QueueOrdered;
 import java.time.Duration;
@@ -58,6 +59,7 @@ final class LockAcquirer {
     private static final int RECENTLY_BUSY_MAX = 4096;
 
     private final LockEngine engine;
+    private final NameStates<HoldImpl, LockState> states;
     private final ClaimStore store;
     private final @Nullable HandsOff handOffs;
     private final LockWaiters waiters;
@@ -71,8 +73,14 @@ final class LockAcquirer {
     /** Name -> when an attempt for it was last busy; see {@link #recentlyBusy}. Bounded by RECENTLY_BUSY_MAX. */
     private final ConcurrentHashMap<String, Long> recentlyBusy = new ConcurrentHashMap<>();
 
-    LockAcquirer(LockEngine engine, ClaimStore store, EngineConfig config, LockLeases leases) {
+    LockAcquirer(
+            LockEngine engine,
+            NameStates<HoldImpl, LockState> states,
+            ClaimStore store,
+            EngineConfig config,
+            LockLeases leases) {
         this.engine = engine;
+        this.states = states;
         this.store = store;
         this.handOffs = store instanceof HandsOff h ? h : null;
         this.queueOrdered = store instanceof QueueOrdered;
@@ -109,7 +117,7 @@ final class LockAcquirer {
             throws InterruptedException {
         ensureOpen();
         long start = ticker.read();
-        LockState s = enter(lock.name());
+        LockState s = states.enter(lock.name());
         boolean interrupted = false;
         try {
             if (threadView) {
@@ -284,7 +292,7 @@ final class LockAcquirer {
                 }
             }
         } finally {
-            exit(s);
+            states.exit(s);
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
@@ -303,7 +311,7 @@ final class LockAcquirer {
                 }
                 expired = h;
             }
-            var unused = s.removeLost(owner);
+            var unused = s.takeLost(owner, Mode.EXCLUSIVE);
         } finally {
             s.mutex.unlock();
         }
@@ -311,7 +319,7 @@ final class LockAcquirer {
             leases.markLost(expired, null);
             s.mutex.lock();
             try {
-                var unused = s.removeLost(owner);
+                var unused = s.takeLost(owner, Mode.EXCLUSIVE);
             } finally {
                 s.mutex.unlock();
             }
@@ -401,14 +409,6 @@ final class LockAcquirer {
 
     private void ensureOpen() {
         engine.ensureOpen();
-    }
-
-    private LockState enter(String name) {
-        return engine.enter(name);
-    }
-
-    private void exit(LockState s) {
-        engine.exit(s);
     }
 
     private OwnerId threadOwner() {

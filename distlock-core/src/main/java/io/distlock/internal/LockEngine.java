@@ -1,7 +1,5 @@
 package io.distlock.internal;
 
-import static io.distlock.internal.StoreCalls.closeQuietly;
-
 import io.distlock.DistributedCountDownLatch;
 import io.distlock.DistributedLock;
 import io.distlock.DistributedReadWriteLock;
@@ -15,13 +13,9 @@ import io.distlock.spi.CounterStore;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.ReportsLoss;
-import io.distlock.spi.Subscription;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -79,7 +73,7 @@ public final class LockEngine implements LockClient {
     private final LockLeases leases;
     private final LockReleaser releaser;
     private final LockAcquirer acquirer;
-    private final ConcurrentHashMap<String, LockState> states = new ConcurrentHashMap<>();
+    private final NameStates<HoldImpl, LockState> states = new NameStates<>(LockState::new);
     private final AtomicLong holdIds = new AtomicLong();
     private final ThreadLocal<OwnerId> threadOwners;
 
@@ -105,9 +99,9 @@ public final class LockEngine implements LockClient {
             return t;
         });
         scheduler.setRemoveOnCancelPolicy(true);
-        this.leases = new LockLeases(this, store, config, scheduler);
-        this.releaser = new LockReleaser(this, store, config, leases);
-        this.acquirer = new LockAcquirer(this, store, config, leases);
+        this.leases = new LockLeases(states, store, config, scheduler);
+        this.releaser = new LockReleaser(this, states, store, config, leases);
+        this.acquirer = new LockAcquirer(this, states, store, config, leases);
         this.claims = kinds.contains(Claim.Kind.READ_WRITE_LOCK) || kinds.contains(Claim.Kind.SEMAPHORE)
                 ? new ClaimEngine(this, store, config, scheduler)
                 : null;
@@ -215,44 +209,7 @@ public final class LockEngine implements LockClient {
         }
         closed = true;
         scheduler.shutdownNow();
-        List<HoldImpl> held = new ArrayList<>();
-        List<Subscription> subscriptions = new ArrayList<>();
-        for (LockState s : states.values()) {
-            s.mutex.lock();
-            try {
-                for (Waiter w : s.waiters) {
-                    w.signal();
-                }
-                HoldImpl h = s.holder;
-                if (h != null) {
-                    held.add(h);
-                }
-            } finally {
-                s.mutex.unlock();
-            }
-            s.subscribeLock.lock();
-            try {
-                Subscription sub = s.subscription;
-                if (sub != null) {
-                    subscriptions.add(sub);
-                    s.subscription = null;
-                }
-            } finally {
-                s.subscribeLock.unlock();
-            }
-        }
-        for (HoldImpl h : held) {
-            if (h.finish(HoldImpl.RELEASED)) {
-                try {
-                    var unused = store.release(h.heldClaim());
-                } catch (RuntimeException e) {
-                    log.warn("distlock: could not release '{}' on close; it expires with its lease", h.name(), e);
-                }
-            }
-        }
-        for (Subscription sub : subscriptions) {
-            closeQuietly(sub);
-        }
+        states.close(this::releaseOnClose);
         ClaimEngine c = claims;
         if (c != null) {
             c.close();
@@ -261,6 +218,16 @@ public final class LockEngine implements LockClient {
             store.close();
         } catch (RuntimeException e) {
             log.warn("distlock: closing the store failed", e);
+        }
+    }
+
+    private void releaseOnClose(HoldImpl h) {
+        if (h.finish(HoldImpl.RELEASED)) {
+            try {
+                var unused = store.release(h.heldClaim());
+            } catch (RuntimeException e) {
+                log.warn("distlock: could not release '{}' on close; it expires with its lease", h.name(), e);
+            }
         }
     }
 
@@ -375,63 +342,6 @@ public final class LockEngine implements LockClient {
 
     void release(HoldImpl h) {
         releaser.release(h);
-    }
-
-    // ---------------------------------------------------------------- state lifecycle
-
-    LockState enter(String name) {
-        for (; ; ) {
-            LockState s = states.computeIfAbsent(name, n -> new LockState(new LockKey(n)));
-            s.mutex.lock();
-            try {
-                if (!s.removed) {
-                    s.users++;
-                    return s;
-                }
-            } finally {
-                s.mutex.unlock();
-            }
-        }
-    }
-
-    void exit(LockState s) {
-        Subscription dropped;
-        s.mutex.lock();
-        try {
-            s.users--;
-            dropped = dropIfIdle(s);
-        } finally {
-            s.mutex.unlock();
-        }
-        if (dropped != null) {
-            closeQuietly(dropped);
-        }
-    }
-
-    /** Forgets a name nobody uses any more, after a hold ended outside any acquire or release (watchdog). */
-    void settle(LockState s) {
-        Subscription dropped;
-        s.mutex.lock();
-        try {
-            dropped = dropIfIdle(s);
-        } finally {
-            s.mutex.unlock();
-        }
-        if (dropped != null) {
-            closeQuietly(dropped);
-        }
-    }
-
-    /** Caller holds the mutex; returns the subscription to close outside it. */
-    private @Nullable Subscription dropIfIdle(LockState s) {
-        if (s.removed || !s.idle()) {
-            return null;
-        }
-        s.removed = true;
-        states.remove(s.key.name(), s);
-        Subscription dropped = s.subscription;
-        s.subscription = null;
-        return dropped;
     }
 
     // ---------------------------------------------------------------- helpers

@@ -36,7 +36,7 @@ final class LockLeases implements Watchdog.Engine<HoldImpl, HeldClaim> {
     private static final Logger log = LoggerFactory.getLogger(LockLeases.class);
     private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    private final LockEngine engine;
+    private final NameStates<HoldImpl, LockState> states;
     private final ClaimStore store;
     private final @Nullable SessionHolds sessionHolds;
     private final Ticker ticker;
@@ -45,8 +45,12 @@ final class LockLeases implements Watchdog.Engine<HoldImpl, HeldClaim> {
     private final long watchdogTickNanos;
     final Watchdog<HoldImpl, HeldClaim> watchdog;
 
-    LockLeases(LockEngine engine, ClaimStore store, EngineConfig config, ScheduledThreadPoolExecutor scheduler) {
-        this.engine = engine;
+    LockLeases(
+            NameStates<HoldImpl, LockState> states,
+            ClaimStore store,
+            EngineConfig config,
+            ScheduledThreadPoolExecutor scheduler) {
+        this.states = states;
         this.store = store;
         this.sessionHolds = store instanceof SessionHolds sh ? sh : null;
         this.ticker = config.ticker();
@@ -87,18 +91,11 @@ final class LockLeases implements Watchdog.Engine<HoldImpl, HeldClaim> {
         LockState s = h.state;
         s.mutex.lock();
         try {
-            HoldImpl holder = s.holder;
-            if (holder == h) {
-                s.holder = null;
-                s.signalWaiters();
-            }
-            if (h.threadView && (holder == h || holder == null || !holder.owner.equals(h.owner))) {
-                s.addLost(h.owner, h);
-            }
+            s.lost(h);
         } finally {
             s.mutex.unlock();
         }
-        settle(s);
+        states.settle(s);
         log.warn("distlock: lost lock '{}' (fencing token {}, owner {})", h.name(), h.fencingToken, h.owner);
         metrics.lost(h.name());
         h.lock.fireLost(h.fencingToken, cause);
@@ -135,7 +132,7 @@ final class LockLeases implements Watchdog.Engine<HoldImpl, HeldClaim> {
         }
         long delay = h.validUntil() - ticker.read();
         try {
-            h.expiry = scheduler.schedule(
+            h.timer = scheduler.schedule(
                     () -> {
                         if (h.isActive()) {
                             markLost(h, null);
@@ -154,7 +151,7 @@ final class LockLeases implements Watchdog.Engine<HoldImpl, HeldClaim> {
      */
     void scheduleRenewal(HoldImpl h, long delayNanos) {
         try {
-            h.expiry = scheduler.schedule(
+            h.timer = scheduler.schedule(
                     () -> {
                         long retry = watchdog.renewOne(h);
                         if (retry > 0) {
@@ -169,7 +166,7 @@ final class LockLeases implements Watchdog.Engine<HoldImpl, HeldClaim> {
     }
 
     void stopRenewal(HoldImpl h) {
-        ScheduledFuture<?> f = h.expiry;
+        ScheduledFuture<?> f = h.timer;
         if (f != null) {
             f.cancel(false);
         }
@@ -188,9 +185,5 @@ final class LockLeases implements Watchdog.Engine<HoldImpl, HeldClaim> {
                     h.owner,
                     e);
         }
-    }
-
-    private void settle(LockState s) {
-        engine.settle(s);
     }
 }

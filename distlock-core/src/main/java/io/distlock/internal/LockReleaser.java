@@ -7,7 +7,7 @@ import io.distlock.spi.ClaimStore;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.HandsOff;
 import io.distlock.spi.Lease;
-import io.distlock.spi.OwnerId;
+import io.distlock.spi.Mode;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -30,6 +30,7 @@ import org.jspecify.annotations.Nullable;
 /** The release half of a {@link LockEngine}: unlock, release, hand-off and succession to a local waiter. */
 final class LockReleaser {
     private final LockEngine engine;
+    private final NameStates<HoldImpl, LockState> states;
     private final ClaimStore store;
     private final @Nullable HandsOff handOffs;
     private final boolean queueOrdered;
@@ -39,8 +40,14 @@ final class LockReleaser {
     private final LockLeases leases;
     private final Lease renewedLease;
 
-    LockReleaser(LockEngine engine, ClaimStore store, EngineConfig config, LockLeases leases) {
+    LockReleaser(
+            LockEngine engine,
+            NameStates<HoldImpl, LockState> states,
+            ClaimStore store,
+            EngineConfig config,
+            LockLeases leases) {
         this.engine = engine;
+        this.states = states;
         this.store = store;
         this.handOffs = store instanceof HandsOff h ? h : null;
         this.queueOrdered = store instanceof io.distlock.spi.QueueOrdered;
@@ -52,46 +59,17 @@ final class LockReleaser {
     }
 
     void unlockThread(EngineLock lock) {
-        OwnerId owner = threadOwner();
-        LockState s = enter(lock.name());
-        HoldImpl h;
-        try {
-            s.mutex.lock();
-            try {
-                h = s.holder;
-                if (h == null || !h.owner.equals(owner)) {
-                    HoldImpl lost = s.removeLost(owner);
-                    if (lost != null) {
-                        throw lost.lostException();
-                    }
-                    throw new IllegalMonitorStateException(
-                            "the current thread does not hold lock '" + lock.name() + "'");
-                }
-                if (h.count > 1) {
-                    h.count--;
-                    return;
-                }
-            } finally {
-                s.mutex.unlock();
-            }
-            release(h);
-        } finally {
-            exit(s);
-        }
+        String name = lock.name();
+        states.unlockThread(name, engine.threadOwner(), Mode.EXCLUSIVE, () -> "lock '" + name + "'", this::release);
     }
 
     void release(HoldImpl h) {
         LockState s = h.state;
-        s.mutex.lock();
-        try {
-            s.users++;
-        } finally {
-            s.mutex.unlock();
-        }
+        states.enterHeld(s);
         try {
             releaseEntered(h);
         } finally {
-            exit(s);
+            states.exit(s);
         }
     }
 
@@ -240,27 +218,12 @@ final class LockReleaser {
         throw from.lostException();
     }
 
-    private void clearHolder(LockState s, HoldImpl h) {
+    private static void clearHolder(LockState s, HoldImpl h) {
         s.mutex.lock();
         try {
-            if (s.holder == h) {
-                s.holder = null;
-                s.signalWaiters();
-            }
+            s.ended(h);
         } finally {
             s.mutex.unlock();
         }
-    }
-
-    private OwnerId threadOwner() {
-        return engine.threadOwner();
-    }
-
-    private LockState enter(String name) {
-        return engine.enter(name);
-    }
-
-    private void exit(LockState s) {
-        engine.exit(s);
     }
 }

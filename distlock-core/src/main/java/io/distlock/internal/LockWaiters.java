@@ -1,7 +1,5 @@
 package io.distlock.internal;
 
-import static io.distlock.internal.StoreCalls.call;
-
 import io.distlock.spi.Claim;
 import io.distlock.spi.ClaimStore;
 import io.distlock.spi.Grant;
@@ -9,7 +7,6 @@ import io.distlock.spi.GrantsWithWakeUp;
 import io.distlock.spi.Lease;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
-import io.distlock.spi.Subscription;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -160,23 +157,10 @@ final class LockWaiters {
 
     /** Subscribes the name's waiters to the store's wake-ups, once; returns whether the store notifies at all. */
     boolean subscribe(LockState s) {
-        s.subscribeLock.lock();
-        try {
-            Subscription sub = s.subscription;
-            if (sub == null) {
-                GrantsWithWakeUp g = grants;
-                sub = call(
-                        "subscribe",
-                        s.key,
-                        () -> g != null
-                                ? g.subscribe(s.key, () -> onWake(s), grant -> onGrant(s, grant))
-                                : store.subscribe(s.key, () -> onWake(s)));
-                s.subscription = sub;
-            }
-            return sub.notifies();
-        } finally {
-            s.subscribeLock.unlock();
-        }
+        GrantsWithWakeUp g = grants;
+        return s.subscribe(() -> g != null
+                ? g.subscribe(s.key, () -> onWake(s), grant -> onGrant(s, grant))
+                : store.subscribe(s.key, () -> onWake(s)));
     }
 
     private static void onWake(LockState s) {
