@@ -46,6 +46,9 @@ import org.jspecify.annotations.Nullable;
  * lock: that is contention, not a failure, so the answer is busy with CHURN_RETRY, leaving nothing behind for a
  * plain try.
  *
+ * Spare tokens. A grant reserves the spare tokens the claim asks, up to the cap (ZooKeeperLockStore); the store
+ * works that number out and passes it in.
+ *
  * Epochs. Every entry made or granted carries the connection epoch read at the start of its try, so a grant that spans
  * connection trouble is presumed lost at once (ZkSession).
  */
@@ -85,7 +88,8 @@ final class ZkAcquirer {
         this.createHook = Objects.requireNonNull(hook, "hook");
     }
 
-    Attempt tryAcquire(LockKey key, OwnerId owner, boolean queue) {
+    /** @param spare the spare tokens a grant reserves: the claim's ask, capped (see ZooKeeperLockStore) */
+    Attempt tryAcquire(LockKey key, OwnerId owner, int spare, boolean queue) {
         return ZkOps.call("tryAcquire", () -> {
             EntryId id = new EntryId(key.name(), owner.value());
             String lockPath = ops.lockPath(key);
@@ -112,7 +116,7 @@ final class ZkAcquirer {
                     if (alone != null) {
                         entries.put(id, alone);
                         entries.dropIfClosed(id, alone);
-                        return Attempt.acquired(alone.token(), ZooKeeperLockStore.SPARE);
+                        return Attempt.acquired(alone.token(), spare);
                     }
                     if (!queue && othersQueued(ops.children(lockPath), tag)) {
                         return Attempt.busy(retryWithin); // nothing written
@@ -132,7 +136,7 @@ final class ZkAcquirer {
                         if (heads) {
                             OwnEntry held = mine.granted(epochAtStart, false);
                             entries.put(id, held);
-                            return Attempt.acquired(held.token(), ZooKeeperLockStore.SPARE);
+                            return Attempt.acquired(held.token(), spare);
                         }
                         return Attempt.busy(retryWithin);
                     }
@@ -178,7 +182,7 @@ final class ZkAcquirer {
                 if (own == first) {
                     OwnEntry held = mine.granted(epochAtStart, queueNow.size() == 1);
                     entries.put(id, held);
-                    return Attempt.acquired(held.token(), ZooKeeperLockStore.SPARE);
+                    return Attempt.acquired(held.token(), spare);
                 }
                 if (!queue) {
                     entries.remove(id, mine);

@@ -2,6 +2,7 @@ package io.distlock.zookeeper;
 
 import io.distlock.LockInfo;
 import io.distlock.spi.LockKey;
+import io.distlock.spi.OwnerId;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,7 +19,8 @@ import org.jspecify.annotations.Nullable;
 /*
  * Overview
  *
- * Role. The operator's view of the locks: inspect, list and forceRelease, for any owner, from the tree alone (this
+ * Role. The operator's view of the locks (ClaimAdmin: inspect, list, forceRelease of the holder or of one owner's
+ * hold) and the engine's question whether a lock is free (available), for any owner, from the tree alone (this
  * client's own entries play no part).
  *
  * The holder. A lock's holder is the first entry of its lock node's queue: its data is the owner id, and the token of
@@ -32,7 +34,10 @@ import org.jspecify.annotations.Nullable;
  *
  * Forcing a release. Deletes the holder's entry with the version read, so an entry that changed meanwhile is not
  * deleted by mistake: the next waiter is then granted as after a release, and the former holder's client finds its
- * entry gone at its next renew.
+ * entry gone at its next renew. The release of one owner's hold does the same when the holder's entry is that
+ * owner's (its data is the owner id), and changes nothing otherwise: an entry that only waits is no hold.
+ *
+ * Available. A lock is free (1) when its lock node has no entry, and held (0) otherwise: the first entry holds.
  */
 /** Inspect, list and force-release; see the overview comment in the source. */
 final class ZkAdmin {
@@ -90,12 +95,18 @@ final class ZkAdmin {
         });
     }
 
+    /** Ends the hold of the name, whoever owns it. */
     Optional<LockInfo> forceRelease(LockKey key) {
+        return forceRelease(key, null);
+    }
+
+    /** Ends the hold of the name if {@code owner} holds it (any owner when null). */
+    Optional<LockInfo> forceRelease(LockKey key, @Nullable OwnerId owner) {
         return ZkOps.call("forceRelease", () -> {
             String lockPath = ops.lockPath(key);
             for (int tries = 0; tries < ZooKeeperLockStore.MAX_TRIES; tries++) {
                 Head head = head(key.name(), lockPath);
-                if (head == null) {
+                if (head == null || (owner != null && !head.owner().equals(owner.value()))) {
                     return Optional.<LockInfo>empty();
                 }
                 try {
@@ -108,6 +119,11 @@ final class ZkAdmin {
             throw new IllegalStateException(
                     "lock node " + lockPath + " kept changing under " + ZooKeeperLockStore.MAX_TRIES + " tries");
         });
+    }
+
+    /** 1 when nobody holds the lock, 0 when someone does. */
+    int available(LockKey key) {
+        return ZkOps.call("available", () -> ops.children(ops.lockPath(key)).isEmpty() ? 1 : 0);
     }
 
     private record Head(String name, String path, String owner, long czxid, int version, int waiters) {

@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * entry is then the one handed off, not a place in the queue.
  *
  * Fencing. Tokens stay derived from czxids, so grants still follow creation order, and a hand-off never overtakes
- * another client's entry.
+ * another client's entry. A grant reserves the spare tokens the receiver's claim asks, up to the cap
+ * (ZooKeeperLockStore), also when it grants a receiver that was queued.
  *
  * Wake-ups. The deletions a hand-off makes wake no local waiter (ZkQueueMirrors.markHandedOff): the receiver holds,
  * or the engine wakes the waiters itself.
@@ -64,7 +65,12 @@ final class ZkHandOff {
         this.mirrors = mirrors;
     }
 
-    HandOff handOff(LockKey key, OwnerId from, OwnerId to) {
+    /**
+     * Hands the hold of {@code from} to {@code to}.
+     *
+     * @param spare the spare tokens a grant reserves: the receiver's claim's ask, capped (see ZooKeeperLockStore)
+     */
+    HandOff handOff(LockKey key, OwnerId from, OwnerId to, int spare) {
         EntryId fromId = new EntryId(key.name(), from.value());
         EntryId toId = new EntryId(key.name(), to.value());
         OwnEntry held = entries.get(fromId);
@@ -97,8 +103,8 @@ final class ZkHandOff {
             HandOff answer = null;
             try {
                 answer = waiting != null
-                        ? handOffToQueued(fromId, held, toId, waiting, lockPath, epochAtStart)
-                        : handOffToNew(key, fromId, held, toId, to, lockPath, epochAtStart);
+                        ? handOffToQueued(fromId, held, toId, waiting, lockPath, epochAtStart, spare)
+                        : handOffToNew(key, fromId, held, toId, to, lockPath, epochAtStart, spare);
                 return answer;
             } finally {
                 if (quiet && (answer == null || answer == HandOff.notHeld())) {
@@ -110,7 +116,14 @@ final class ZkHandOff {
 
     /** The receiver has no entry: one transaction ends the hold and queues the receiver. */
     private HandOff handOffToNew(
-            LockKey key, EntryId fromId, OwnEntry held, EntryId toId, OwnerId to, String lockPath, long epochAtStart)
+            LockKey key,
+            EntryId fromId,
+            OwnEntry held,
+            EntryId toId,
+            OwnerId to,
+            String lockPath,
+            long epochAtStart,
+            int spare)
             throws Exception {
         // protected like Curator's protected mode: a transaction retried after a lost answer is recognised by it
         String guid = UUID.randomUUID().toString();
@@ -142,7 +155,7 @@ final class ZkHandOff {
                     OwnEntry granted = new OwnEntry(path, stat.getCzxid(), held.session(), epochAtStart, true, true);
                     entries.put(toId, granted);
                     entries.dropIfClosed(toId, granted);
-                    return HandOff.granted(granted.token(), ZooKeeperLockStore.SPARE);
+                    return HandOff.granted(granted.token(), spare);
                 } catch (KeeperException.NotEmptyException e) {
                     // other owners are queued: the receiver joins them
                 }
@@ -171,13 +184,13 @@ final class ZkHandOff {
                 heads = !queueNow.isEmpty()
                         && ZKPaths.makePath(lockPath, queueNow.get(0).node()).equals(path);
             }
-            return grantIfFirst(toId, queued, heads, epochAtStart);
+            return grantIfFirst(toId, queued, heads, epochAtStart, spare);
         } catch (KeeperException.NoNodeException
                 | KeeperException.ConnectionLossException
                 | KeeperException.OperationTimeoutException e) {
             // the hold's entry is gone, or the answer was lost (perhaps after a retry found the first try applied)
             try {
-                return recoverHandOff(fromId, held, toId, lockPath, guid, epochAtStart, e);
+                return recoverHandOff(fromId, held, toId, lockPath, guid, epochAtStart, spare, e);
             } catch (Exception failed) {
                 forget(fromId, held);
                 throw failed;
@@ -200,7 +213,13 @@ final class ZkHandOff {
 
     /** The receiver is queued already: ending the hold may make it the head. */
     private HandOff handOffToQueued(
-            EntryId fromId, OwnEntry held, EntryId toId, OwnEntry waiting, String lockPath, long epochAtStart)
+            EntryId fromId,
+            OwnEntry held,
+            EntryId toId,
+            OwnEntry waiting,
+            String lockPath,
+            long epochAtStart,
+            int spare)
             throws Exception {
         try {
             curator.delete().guaranteed().forPath(held.path());
@@ -219,16 +238,16 @@ final class ZkHandOff {
             List<ZkNames.Entry> queueNow = ops.children(lockPath);
             heads = !queueNow.isEmpty() && queueNow.get(0).node().equals(node);
         }
-        return grantIfFirst(toId, waiting, heads, epochAtStart);
+        return grantIfFirst(toId, waiting, heads, epochAtStart, spare);
     }
 
-    private HandOff grantIfFirst(EntryId toId, OwnEntry entry, boolean heads, long epochAtStart) {
+    private HandOff grantIfFirst(EntryId toId, OwnEntry entry, boolean heads, long epochAtStart, int spare) {
         if (!heads) {
             return HandOff.queued(); // behind owners of other clients; the entry stays for tryAcquire or abandon
         }
         OwnEntry granted = entry.granted(epochAtStart, false);
         entries.put(toId, granted);
-        return HandOff.granted(granted.token(), ZooKeeperLockStore.SPARE);
+        return HandOff.granted(granted.token(), spare);
     }
 
     /**
@@ -242,6 +261,7 @@ final class ZkHandOff {
             String lockPath,
             String guid,
             long epochAtStart,
+            int spare,
             KeeperException failure)
             throws Exception {
         List<ZkNames.Entry> queueNow = ops.children(lockPath);
@@ -275,6 +295,6 @@ final class ZkHandOff {
         OwnEntry entry = new OwnEntry(path, stat.getCzxid(), stat.getEphemeralOwner(), epochAtStart, false, false);
         entries.put(toId, entry);
         entries.dropIfClosed(toId, entry);
-        return grantIfFirst(toId, entry, queueNow.get(0).equals(created), epochAtStart);
+        return grantIfFirst(toId, entry, queueNow.get(0).equals(created), epochAtStart, spare);
     }
 }

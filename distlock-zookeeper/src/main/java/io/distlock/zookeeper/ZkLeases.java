@@ -1,6 +1,6 @@
 package io.distlock.zookeeper;
 
-import io.distlock.spi.HeldLock;
+import io.distlock.spi.HeldClaim;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -47,17 +47,17 @@ final class ZkLeases {
     }
 
     /** The holds of {@code holds} that are gone; {@code lease} is not used, the session is the lease. */
-    Set<HeldLock> renew(Collection<HeldLock> holds, Duration lease) {
+    Set<HeldClaim> renew(Collection<HeldClaim> holds, Duration lease) {
         return ZkOps.call("renew", () -> {
-            Set<HeldLock> gone = new HashSet<>();
+            Set<HeldClaim> gone = new HashSet<>();
             long epochNow = session.epoch();
             if (!curator.getZookeeperClient().isConnected()) {
                 gone.addAll(holds); // a suspended connection cannot vouch for any hold
                 return gone;
             }
-            List<HeldLock> toCheck = new ArrayList<>();
+            List<HeldClaim> toCheck = new ArrayList<>();
             List<OwnEntry> checked = new ArrayList<>();
-            for (HeldLock h : holds) {
+            for (HeldClaim h : holds) {
                 OwnEntry e = entries.get(new EntryId(h.key().name(), h.owner().value()));
                 if (e == null || e.epoch() != epochNow || e.token() != h.fencingToken()) {
                     gone.add(h);

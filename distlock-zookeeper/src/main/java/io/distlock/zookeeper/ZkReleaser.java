@@ -1,6 +1,6 @@
 package io.distlock.zookeeper;
 
-import io.distlock.spi.HeldLock;
+import io.distlock.spi.HeldClaim;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
 import java.util.List;
@@ -102,7 +102,7 @@ final class ZkReleaser {
     }
 
     /** Ends exactly the entry of a lost hold; see Lost holds in the overview. */
-    void abandonHold(HeldLock hold) {
+    void abandonHold(HeldClaim hold) {
         EntryId id = new EntryId(hold.key().name(), hold.owner().value());
         OwnEntry mine = entries.get(id);
         if (mine != null && mine.token() == hold.fencingToken()) {

@@ -2,12 +2,13 @@ package io.distlock.zookeeper;
 
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.Claim;
+import io.distlock.spi.ClaimAdmin;
+import io.distlock.spi.ClaimStore;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.HandsOff;
-import io.distlock.spi.HeldLock;
-import io.distlock.spi.Lease;
+import io.distlock.spi.HeldClaim;
 import io.distlock.spi.LockKey;
-import io.distlock.spi.LockStore;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.QueueOrdered;
 import io.distlock.spi.ReportsLoss;
@@ -32,16 +33,24 @@ import org.jspecify.annotations.Nullable;
  * sequence order, so the store's queue is fair by construction and the store is QueueOrdered (a non-fair lock's local
  * waiters line up in the engine behind the first one, which alone queues here; see ZkHandOff).
  *
- * Fencing. The token of a grant is the czxid of the owner's entry: the zxid of the transaction that created it. Zxids
- * are totally ordered across the ensemble and survive restarts that keep data; entries of one lock node are granted in
- * creation order, and a lock node is deleted only when empty, so every grant's czxid is greater than every earlier
- * grant's of that name. The sequence suffix is not used: it restarts when the container is reaped. The token is that
- * czxid times SPARE + 1 (tokenOf): the SPARE tokens after it are reserved for the client's local successions (a thread
- * of the client takes the hold over from another, without a round trip, while the entry stays; see the engine), and
- * every later entry's token is still greater than all of them, since its czxid is at least one more.
+ * Fencing. The token of a grant is derived from the czxid of the owner's entry: the zxid of the transaction that
+ * created it. Zxids are totally ordered across the ensemble and survive restarts that keep data; entries of one lock
+ * node are granted in creation order, and a lock node is deleted only when empty, so every grant's czxid is greater
+ * than every earlier grant's of that name. The sequence suffix is not used: it restarts when the container is reaped.
+ * The token is that czxid times SPARE_TOKEN_CAP + 1 (tokenOf), so the SPARE_TOKEN_CAP tokens after it stay below every
+ * later entry's token, whose czxid is at least one more.
  *
- * Parts. This class is the coordinator: it builds the parts, hands each SPI call to the one that does it, and closes
- * them in order. All share ZkOps (the Curator client, paths, transactions, error translation) and OwnEntries (what
+ * Spare tokens. How many of those tokens a grant reserves for the client's local successions (a thread of the client
+ * takes the hold over from another, without a round trip, while the entry stays) is the engine's policy: the claim
+ * asks, and the store reserves that many up to SPARE_TOKEN_CAP, the most the arithmetic allows, and says how many in
+ * its answer (Attempt.Acquired, HandOff.Granted). A hand-off to a queued receiver reserves what the hand-off's claim
+ * asks.
+ *
+ * Leases. A hold lasts as long as the session (SessionHolds): the lease a claim carries is not kept in the tree, and a
+ * fixed lease is ended by the engine's hold timer through abandonHold.
+ *
+ * Parts. This class is the coordinator: it builds the parts, hands each call of the SPI (ClaimStore, ClaimAdmin and
+ * the abilities) to the one that does it, and closes them in order. It keeps locks only (kinds). All share ZkOps (the Curator client, paths, transactions, error translation) and OwnEntries (what
  * this client knows of its own entries, checked against the tree before it is relied on):
  *   ZkSession       connection watching: the epoch of connection trouble that ends holds, and the engine's checkNow
  *   ZkQueueMirrors  the waiters' persistent watches, the wake-ups, and the queue mirrors that spare round trips
@@ -49,7 +58,7 @@ import org.jspecify.annotations.Nullable;
  *   ZkReleaser      release, abandon and abandonHold
  *   ZkHandOff       handOff to a local waiter in one multi
  *   ZkLeases        renew: the check that holds still exist in the current session
- *   ZkAdmin         inspect, list and forceRelease
+ *   ZkAdmin         inspect, list, forceRelease and available
  *
  * Concurrency. Every part is thread-safe: OwnEntries is a concurrent map, a mirror has its own lock, and the epoch is
  * atomic. The ZooKeeper handle's event thread runs watch events and connection events, and never waits on a lock the
@@ -60,14 +69,16 @@ import org.jspecify.annotations.Nullable;
  * and closes the Curator client if the store owns it. A call that meets a closed store fails with
  * IllegalStateException; an entry created while close runs is deleted by its creator (OwnEntries.dropIfClosed).
  */
-/** A {@link LockStore} over ZooKeeper through Curator; see the overview comment in the source. */
-final class ZooKeeperLockStore implements LockStore, QueueOrdered, SessionHolds, HandsOff, ReportsLoss {
+/** A {@link ClaimStore} of locks over ZooKeeper through Curator; see the overview comment in the source. */
+final class ZooKeeperLockStore implements ClaimStore, ClaimAdmin, QueueOrdered, SessionHolds, HandsOff, ReportsLoss {
     /** How many times a step reads the queue again when the tree changes under it. */
     static final int MAX_TRIES = 32;
-    /** Tokens reserved with every grant for local successions (see Fencing); a power of two less one. */
-    static final int SPARE = 15;
+    /** The most spare tokens a grant reserves (see Fencing); a power of two less one. */
+    static final int SPARE_TOKEN_CAP = 15;
     /** How soon to try again after the lock node kept changing under one attempt. */
     static final Duration CHURN_RETRY = Duration.ofMillis(10);
+
+    private static final Set<Claim.Kind> KINDS = Set.of(Claim.Kind.LOCK);
 
     private final CuratorFramework curator;
     private final boolean ownsCurator;
@@ -82,13 +93,18 @@ final class ZooKeeperLockStore implements LockStore, QueueOrdered, SessionHolds,
     private final ZkAdmin admin;
 
     /**
-     * The fencing token of a grant of the entry created at {@code czxid}: {@code czxid * (SPARE + 1)}, so the SPARE
-     * tokens after it, which the client may give to its own threads that take the hold over (successions), stay below
-     * the token of any entry created later.
+     * The fencing token of a grant of the entry created at {@code czxid}: {@code czxid * (SPARE_TOKEN_CAP + 1)}, so
+     * the SPARE_TOKEN_CAP tokens after it, which the client may give to its own threads that take the hold over
+     * (successions), stay below the token of any entry created later.
      */
     static long tokenOf(long czxid) {
         // a zxid is epoch << 32 | counter: this overflows only after 2^27 leader elections
-        return Math.multiplyExact(czxid, SPARE + 1);
+        return Math.multiplyExact(czxid, SPARE_TOKEN_CAP + 1);
+    }
+
+    /** The spare tokens a grant for {@code claim} reserves: what it asks, up to the cap. */
+    private static int spareTokens(Claim claim) {
+        return Math.min(claim.spareTokens(), SPARE_TOKEN_CAP);
     }
 
     /**
@@ -124,33 +140,43 @@ final class ZooKeeperLockStore implements LockStore, QueueOrdered, SessionHolds,
     }
 
     @Override
-    public Attempt tryAcquire(LockKey key, OwnerId owner, Lease lease, boolean queue) {
-        return acquirer.tryAcquire(key, owner, queue);
+    public Set<Claim.Kind> kinds() {
+        return KINDS;
     }
 
     @Override
-    public void abandon(LockKey key, OwnerId owner) {
-        releaser.abandon(key, owner);
+    public Attempt tryAcquire(Claim claim, boolean queue) {
+        return acquirer.tryAcquire(claim.key(), claim.owner(), spareTokens(claim), queue);
     }
 
     @Override
-    public void abandonHold(HeldLock hold) {
+    public void abandon(Claim claim) {
+        releaser.abandon(claim.key(), claim.owner());
+    }
+
+    @Override
+    public void abandonHold(HeldClaim hold) {
         releaser.abandonHold(hold);
     }
 
     @Override
-    public boolean release(LockKey key, OwnerId owner) {
-        return releaser.release(key, owner);
+    public boolean release(HeldClaim hold) {
+        return releaser.release(hold.key(), hold.owner());
     }
 
     @Override
-    public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Lease lease) {
-        return handOff.handOff(key, from, to);
+    public HandOff handOff(Claim to, OwnerId from) {
+        return handOff.handOff(to.key(), from, to.owner(), spareTokens(to));
     }
 
     @Override
-    public Set<HeldLock> renew(Collection<HeldLock> holds, Duration lease) {
+    public Set<HeldClaim> renew(Collection<HeldClaim> holds, Duration lease) {
         return leases.renew(holds, lease);
+    }
+
+    @Override
+    public int available(LockKey key, Claim.Kind kind, int size) {
+        return admin.available(key);
     }
 
     @Override
@@ -176,6 +202,11 @@ final class ZooKeeperLockStore implements LockStore, QueueOrdered, SessionHolds,
     @Override
     public Optional<LockInfo> forceRelease(LockKey key) {
         return admin.forceRelease(key);
+    }
+
+    @Override
+    public Optional<LockInfo> forceRelease(LockKey key, OwnerId owner) {
+        return admin.forceRelease(key, owner);
     }
 
     @Override
