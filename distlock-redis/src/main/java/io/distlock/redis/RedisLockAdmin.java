@@ -2,6 +2,7 @@ package io.distlock.redis;
 
 import io.distlock.LockInfo;
 import io.distlock.spi.LockKey;
+import io.distlock.spi.OwnerId;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanIterator;
 import io.lettuce.core.ScriptOutputType;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /*
  * Overview
@@ -20,11 +22,11 @@ import java.util.concurrent.CompletableFuture;
  *   in one pipelined batch; a name released in between is left out.
  *
  * Forcing
- *   forceRelease deletes the hold whoever owns it and wakes one waiting client (lock-force-release.lua). The fence
- *   counter stays, so the next holder still gets a greater token; the owner that lost its hold learns of it at its
- *   next renewal or release.
+ *   forceRelease deletes the hold, whoever owns it or only when a given owner does, and wakes one waiting client, in
+ *   one lock-force-release.lua. The fence counter stays, so the next holder still gets a greater token; the owner that
+ *   lost its hold learns of it at its next renewal or release.
  */
-/** The operator's view of the Redis locks: inspect, list, force-release. */
+/** The operator's view of the Redis locks: inspect, list, force-release; and whether a name is held. */
 final class RedisLockAdmin {
     private final RedisConnections redis;
     private final KeyLayout layout;
@@ -71,23 +73,43 @@ final class RedisLockAdmin {
         return infos;
     }
 
-    Optional<LockInfo> forceRelease(LockKey key) {
+    /** Whether somebody holds the name now (an owner, or a waiting client a release gave it to). */
+    boolean held(LockKey key) {
+        CommandRunner commands = redis.commands();
+        Long n = commands.await(commands.async().exists(layout.keys(key.name()).hold));
+        return n != null && n > 0;
+    }
+
+    /** Removes the hold of the name, whoever has it ({@code owner} null) or only when {@code owner} has it. */
+    Optional<LockInfo> forceRelease(LockKey key, @Nullable OwnerId owner) {
         String tag = layout.tag(key.name());
-        List<Object> answer = redis.commands()
-                .call(
-                        LuaScript.LOCK_FORCE_RELEASE,
-                        ScriptOutputType.MULTI,
-                        new String[] {
-                            KeyLayout.key(tag, KeyLayout.HOLD),
-                            KeyLayout.key(tag, KeyLayout.FENCE),
-                            KeyLayout.key(tag, KeyLayout.WAITERS),
-                            KeyLayout.key(tag, KeyLayout.QUEUE),
-                            KeyLayout.key(tag, KeyLayout.WAKE_ORDER),
-                            KeyLayout.key(tag, KeyLayout.WAKE_DEADLINES)
-                        },
-                        channels.prefix(tag),
-                        channels.publish(),
-                        tag);
+        String[] keys = {
+            KeyLayout.key(tag, KeyLayout.HOLD),
+            KeyLayout.key(tag, KeyLayout.FENCE),
+            KeyLayout.key(tag, KeyLayout.WAITERS),
+            KeyLayout.key(tag, KeyLayout.QUEUE),
+            KeyLayout.key(tag, KeyLayout.WAKE_ORDER),
+            KeyLayout.key(tag, KeyLayout.WAKE_DEADLINES)
+        };
+        String prefix = channels.prefix(tag);
+        List<Object> answer = owner == null
+                ? redis.commands()
+                        .call(
+                                LuaScript.LOCK_FORCE_RELEASE,
+                                ScriptOutputType.MULTI,
+                                keys,
+                                prefix,
+                                channels.publish(),
+                                tag)
+                : redis.commands()
+                        .call(
+                                LuaScript.LOCK_FORCE_RELEASE,
+                                ScriptOutputType.MULTI,
+                                keys,
+                                prefix,
+                                channels.publish(),
+                                tag,
+                                owner.value());
         return info(key.name(), answer);
     }
 

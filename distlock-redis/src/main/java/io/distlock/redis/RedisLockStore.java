@@ -2,15 +2,16 @@ package io.distlock.redis;
 
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.Claim;
+import io.distlock.spi.ClaimAdmin;
+import io.distlock.spi.ClaimStore;
 import io.distlock.spi.FreeSubscriptions;
 import io.distlock.spi.Grant;
 import io.distlock.spi.GrantsWithWakeUp;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.HandsOff;
-import io.distlock.spi.HeldLock;
-import io.distlock.spi.Lease;
+import io.distlock.spi.HeldClaim;
 import io.distlock.spi.LockKey;
-import io.distlock.spi.LockStore;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.Subscription;
 import io.lettuce.core.ScriptOutputType;
@@ -36,7 +37,7 @@ import org.jspecify.annotations.Nullable;
  *   Every SPI method is one Lua script (resources beside this class), so each step is atomic on the server and one
  *   round trip: an uncontended acquire is one EVALSHA (SET NX PX + INCRBY; a fair-queue attempt has its own script), a
  *   release one EVALSHA (owner-checked DEL, or a grant to the next waiting client + one PUBLISH), a hand-off one
- *   EVALSHA (owner-checked SET + INCR). Keys are laid out by KeyLayout: one hash tag per lock name, so the scripts are
+ *   EVALSHA (owner-checked SET + INCRBY). The store keeps locks only (kinds: LOCK). Keys are laid out by KeyLayout: one hash tag per lock name, so the scripts are
  *   legal on a Cluster.
  *
  * States of one name
@@ -60,6 +61,13 @@ import org.jspecify.annotations.Nullable;
  *   at most Busy.retryWithin: the remaining lease of the hold or claim the waiter saw, or a third of the waiter timeout
  *   for queued waiters, which must come back that often to keep their place.
  *
+ * Spare tokens
+ *   How many tokens a grant reserves after its own for the client's local successions is the engine's policy: each
+ *   claim says how many (Claim.spareTokens), and lock-acquire.lua and lock-handoff.lua move the fence counter on by 1 +
+ *   that many. A grant a release makes to a waiting client reserves what that client's wait asked: the number rides in
+ *   its entry ('<clientId>:w<n>s<spare>', fixed by the wait's first attempt), where wake-one.lua reads it. A fair-queue
+ *   grant reserves none: its grants follow the queue, not the client.
+ *
  * Releasing
  *   A release runs lock-release-lean.lua (only the keys an uncontended release reads) unless ContendedTags saw the
  *   name contended lately; when the lean script finds a waiting client it changes nothing, and the full
@@ -78,14 +86,11 @@ import org.jspecify.annotations.Nullable;
  *   The Redis distributed-lock pattern (redis.io, "Distributed Locks with Redis"); M. Kleppmann, "How to do
  *   distributed locking" (2016) for fencing tokens.
  */
-/** The {@link LockStore} over Redis; see the overview comment in the source. */
-final class RedisLockStore implements LockStore, HandsOff, FreeSubscriptions, GrantsWithWakeUp {
+/** The {@link ClaimStore} of Redis locks, and its {@link ClaimAdmin}; see the overview comment in the source. */
+final class RedisLockStore implements ClaimStore, ClaimAdmin, HandsOff, FreeSubscriptions, GrantsWithWakeUp {
     private static final int RENEW_BATCH = 1000;
     /** Failures of further renewal batches kept on the first one. */
     private static final int MAX_SUPPRESSED = 3;
-
-    /** Tokens a plain grant reserves after its own (lock-acquire.lua's SPARE). */
-    static final int ACQUIRE_SPARE = 16;
 
     private final RedisConnections redis;
     private final CommandRunner commands;
@@ -121,7 +126,8 @@ final class RedisLockStore implements LockStore, HandsOff, FreeSubscriptions, Gr
         this.waiterTimeoutMillis = Long.toString(Math.max(1, waiterTimeout.toMillis()));
         this.spin = spin;
         this.channels = new WakeChannels(layout, clientId, spin, sharded);
-        this.replicaAcks = new ReplicaAcks(redis, minReplicas, replicaTimeout, this::release);
+        this.replicaAcks = new ReplicaAcks(
+                redis, minReplicas, replicaTimeout, (key, owner) -> release(layout.keys(key.name()), owner));
         this.waits =
                 new WaitRegistry(commands, redis.subscriptions(), layout, channels, clientId, !replicaAcks.required());
         this.admin = new RedisLockAdmin(redis, layout, channels);
@@ -143,21 +149,29 @@ final class RedisLockStore implements LockStore, HandsOff, FreeSubscriptions, Gr
     }
 
     @Override
-    public Attempt tryAcquire(LockKey key, OwnerId owner, Lease leaseSpec, boolean queue) {
-        Duration lease = leaseSpec.length();
+    public Set<Claim.Kind> kinds() {
+        return Set.of(Claim.Kind.LOCK);
+    }
+
+    @Override
+    public Attempt tryAcquire(Claim claim, boolean queue) {
+        LockKey key = claim.key();
+        OwnerId owner = claim.owner();
+        Duration lease = claim.lease().length();
+        int spare = claim.spareTokens();
         KeyLayout.NameKeys keys = layout.keys(key.name());
         String tag = keys.tag;
         String holdKey = keys.hold;
         String fenceKey = keys.fence;
         // a client with a waiter for this name registers among its waiting clients (busy) or leaves them (granted)
         WaitRegistry.Wait wait = spin ? null : waits.current(tag);
-        String entry = wait == null ? null : wait.entry;
+        String entry = wait == null ? null : wait.entry(spare);
         long sent = System.nanoTime();
         // with replicaAcks the grant and its WAIT share one connection (on a Cluster: to the slot's master)
         RedisClusterAsyncCommands<String, String> on = replicaAcks.commandsFor(holdKey);
         List<Object> answer = null;
         try {
-            answer = acquire(on, tag, holdKey, fenceKey, owner, lease, queue, entry);
+            answer = acquire(on, tag, holdKey, fenceKey, owner, lease, spare, queue, entry);
         } finally {
             if (wait != null) {
                 wait.attemptEnded(sent, answer);
@@ -165,8 +179,8 @@ final class RedisLockStore implements LockStore, HandsOff, FreeSubscriptions, Gr
         }
         long status = LuaScript.number(answer, 0);
         long value = LuaScript.number(answer, 1);
-        if (wait != null) {
-            waits.answered(wait, status == 1, queue);
+        if (entry != null) {
+            waits.answered(entry, status == 1, queue);
         }
         if (status != 1) {
             contended.add(tag);
@@ -175,7 +189,7 @@ final class RedisLockStore implements LockStore, HandsOff, FreeSubscriptions, Gr
         if (replicaAcks.required()) {
             replicaAcks.await(on, key, tag, owner);
         }
-        // lock-acquire.lua reserves tokens for the client's local successions; the fair queue's script reserves none
+        // lock-acquire.lua reserves the claim's spare tokens for local successions; the fair queue's script none
         return Attempt.acquired(value, answer.size() > 2 ? Math.toIntExact(LuaScript.number(answer, 2)) : 0);
     }
 
@@ -186,6 +200,7 @@ final class RedisLockStore implements LockStore, HandsOff, FreeSubscriptions, Gr
             String fenceKey,
             OwnerId owner,
             Duration lease,
+            int spare,
             boolean queue,
             @Nullable String entry) {
         List<Object> answer;
@@ -218,35 +233,41 @@ final class RedisLockStore implements LockStore, HandsOff, FreeSubscriptions, Gr
                     },
                     owner.value(),
                     millis(lease),
+                    Integer.toString(spare),
                     entry);
         } else {
-            answer = expandPlainAnswer(commands.call(
-                    on,
-                    LuaScript.LOCK_ACQUIRE,
-                    ScriptOutputType.INTEGER,
-                    new String[] {holdKey, fenceKey},
-                    owner.value(),
-                    millis(lease)));
+            answer = expandPlainAnswer(
+                    commands.call(
+                            on,
+                            LuaScript.LOCK_ACQUIRE,
+                            ScriptOutputType.INTEGER,
+                            new String[] {holdKey, fenceKey},
+                            owner.value(),
+                            millis(lease),
+                            Integer.toString(spare)),
+                    spare);
         }
         return answer;
     }
 
     /**
      * lock-acquire.lua answers a plain attempt (no waiting-client entry) with one integer, which costs Redis less than
-     * a table: the fencing token when acquired (with {@link #ACQUIRE_SPARE} spare tokens), minus the hold's remaining
-     * lease in milliseconds when busy. Returns the table form the other answers have: {1, token, spare} or {0, ttl}.
+     * a table: the fencing token when acquired (with the {@code spare} tokens the attempt asked for), minus the hold's
+     * remaining lease in milliseconds when busy. Returns the table form the other answers have: {1, token, spare} or
+     * {0, ttl}.
      */
-    static List<Object> expandPlainAnswer(@Nullable Long answer) {
+    static List<Object> expandPlainAnswer(@Nullable Long answer, int spare) {
         if (answer == null || answer == 0L) {
             throw new IllegalStateException("unexpected answer to a plain attempt: " + answer);
         }
         long v = answer;
-        return v > 0 ? List.of(1L, v, (long) ACQUIRE_SPARE) : List.of(0L, -v);
+        return v > 0 ? List.of(1L, v, (long) spare) : List.of(0L, -v);
     }
 
     @Override
-    public void abandon(LockKey key, OwnerId owner) {
-        String tag = layout.tag(key.name());
+    public void abandon(Claim claim) {
+        OwnerId owner = claim.owner();
+        String tag = layout.tag(claim.key().name());
         Long unused = commands.call(
                 LuaScript.LOCK_ABANDON,
                 ScriptOutputType.INTEGER,
@@ -258,8 +279,8 @@ final class RedisLockStore implements LockStore, HandsOff, FreeSubscriptions, Gr
     }
 
     @Override
-    public boolean release(LockKey key, OwnerId owner) {
-        return release(layout.keys(key.name()), owner);
+    public boolean release(HeldClaim hold) {
+        return release(layout.keys(hold.key().name()), hold.owner());
     }
 
     /**
@@ -293,24 +314,24 @@ final class RedisLockStore implements LockStore, HandsOff, FreeSubscriptions, Gr
     }
 
     @Override
-    public Set<HeldLock> renew(Collection<HeldLock> holds, Duration lease) {
+    public Set<HeldClaim> renew(Collection<HeldClaim> holds, Duration lease) {
         if (holds.isEmpty()) {
             return Set.of();
         }
         String leaseMillis = millis(lease);
         // group by slot on a Cluster (a script's keys must share one); chunk so no script runs for long
-        Map<Integer, List<Map.Entry<String, HeldLock>>> groups = new LinkedHashMap<>();
+        Map<Integer, List<Map.Entry<String, HeldClaim>>> groups = new LinkedHashMap<>();
         int i = 0;
-        for (HeldLock h : holds) {
+        for (HeldClaim h : holds) {
             String tag = layout.tag(h.key().name());
             int group = redis.isCluster() ? SlotHash.getSlot(tag) : i++ / RENEW_BATCH;
             groups.computeIfAbsent(group, g -> new ArrayList<>()).add(Map.entry(KeyLayout.key(tag, KeyLayout.HOLD), h));
         }
-        List<List<Map.Entry<String, HeldLock>>> batches = new ArrayList<>();
+        List<List<Map.Entry<String, HeldClaim>>> batches = new ArrayList<>();
         List<CompletableFuture<List<Object>>> answers = new ArrayList<>();
-        for (List<Map.Entry<String, HeldLock>> group : groups.values()) {
+        for (List<Map.Entry<String, HeldClaim>> group : groups.values()) {
             for (int from = 0; from < group.size(); from += RENEW_BATCH) {
-                List<Map.Entry<String, HeldLock>> batch =
+                List<Map.Entry<String, HeldClaim>> batch =
                         group.subList(from, Math.min(group.size(), from + RENEW_BATCH));
                 String[] batchKeys = new String[batch.size()];
                 String[] args = new String[batch.size() + 1];
@@ -323,10 +344,10 @@ final class RedisLockStore implements LockStore, HandsOff, FreeSubscriptions, Gr
                 answers.add(commands.eval(LuaScript.LOCK_RENEW, ScriptOutputType.MULTI, batchKeys, args));
             }
         }
-        Set<HeldLock> gone = new HashSet<>();
+        Set<HeldClaim> gone = new HashSet<>();
         RuntimeException failure = null;
         for (int b = 0; b < batches.size(); b++) {
-            List<Map.Entry<String, HeldLock>> batch = batches.get(b);
+            List<Map.Entry<String, HeldClaim>> batch = batches.get(b);
             try {
                 List<Object> positions = commands.await(answers.get(b));
                 for (Object p : positions) {
@@ -348,8 +369,11 @@ final class RedisLockStore implements LockStore, HandsOff, FreeSubscriptions, Gr
     }
 
     @Override
-    public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Lease leaseSpec) {
-        Duration lease = leaseSpec.length();
+    public HandOff handOff(Claim claim, OwnerId from) {
+        LockKey key = claim.key();
+        OwnerId to = claim.owner();
+        Duration lease = claim.lease().length();
+        int spare = claim.spareTokens();
         String tag = layout.tag(key.name());
         String holdKey = KeyLayout.key(tag, KeyLayout.HOLD);
         RedisClusterAsyncCommands<String, String> on = replicaAcks.commandsFor(holdKey);
@@ -360,14 +384,15 @@ final class RedisLockStore implements LockStore, HandsOff, FreeSubscriptions, Gr
                 new String[] {holdKey, KeyLayout.key(tag, KeyLayout.FENCE)},
                 from.value(),
                 to.value(),
-                millis(lease));
+                millis(lease),
+                Integer.toString(spare));
         if (token == null || token == 0L) {
             return HandOff.notHeld();
         }
         if (replicaAcks.required()) {
             replicaAcks.await(on, key, tag, to);
         }
-        return HandOff.granted(token);
+        return HandOff.granted(token, spare);
     }
 
     @Override
@@ -400,7 +425,20 @@ final class RedisLockStore implements LockStore, HandsOff, FreeSubscriptions, Gr
 
     @Override
     public Optional<LockInfo> forceRelease(LockKey key) {
-        return admin.forceRelease(key);
+        return admin.forceRelease(key, null);
+    }
+
+    @Override
+    public Optional<LockInfo> forceRelease(LockKey key, OwnerId owner) {
+        return admin.forceRelease(key, owner);
+    }
+
+    @Override
+    public int available(LockKey key, Claim.Kind kind, int size) {
+        if (kind != Claim.Kind.LOCK) {
+            throw new IllegalArgumentException("the Redis store keeps locks only: " + kind);
+        }
+        return admin.held(key) ? 0 : 1;
     }
 
     /** Checks the server's eviction policy and loads every script into its cache (see {@link ServerPreparation}). */

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  *
  * Waits
  *   A client's wait for a name is an open subscription (subscribe): it registers the name with RedisSubscriptions (on
- *   the client's kept channel, so no SUBSCRIBE) and gets an entry '<clientId>:w<n>', n numbering the client's waits.
+ *   the client's kept channel, so no SUBSCRIBE) and gets an entry '<clientId>:w<n>s<spare>', n numbering the client's
+ *   waits and <spare> the spare tokens its first attempt's claim asked for (a grant to the wait reserves that many).
  *   While the wait lasts, the store's attempts for the name carry the entry: a busy attempt registers it among the
  *   name's waiting clients in Redis (the order and deadline zsets, see wake-one.lua), a granted one removes it. The
  *   registered set mirrors which entries are in Redis, so a wait that ends while registered leaves them (with
@@ -59,8 +60,6 @@ final class WaitRegistry {
     private static final Duration CLAIM_MARGIN = Duration.ofMillis(50);
     /** A grant that would be valid for less is not taken as it is (a waiting attempt takes it over instead). */
     private static final Duration MIN_GRANT_VALIDITY = Duration.ofMillis(100);
-    /** Tokens a grant to a waiting client reserves after its own (wake-one.lua's GRANT_SPARE). */
-    static final int GRANT_SPARE = 16;
 
     private final CommandRunner commands;
     private final RedisSubscriptions subscriptions;
@@ -106,12 +105,12 @@ final class WaitRegistry {
         return entries.get(tag);
     }
 
-    /** An attempt that carried {@code wait}'s entry came back: granted (the script removed the entry), or busy. */
-    void answered(Wait wait, boolean granted, boolean queue) {
+    /** An attempt that carried a wait's {@code entry} came back: granted (the script removed the entry), or busy. */
+    void answered(String entry, boolean granted, boolean queue) {
         if (granted) {
-            registered.remove(wait.entry);
+            registered.remove(entry);
         } else if (!queue) {
-            registered.add(wait.entry);
+            registered.add(entry);
         }
     }
 
@@ -124,8 +123,9 @@ final class WaitRegistry {
         return () -> {
             inner.close();
             entries.remove(tag, wait);
-            if (registered.remove(wait.entry)) {
-                leave(tag, wait.entry);
+            String entry = wait.entry;
+            if (entry != null && registered.remove(entry)) {
+                leave(tag, entry);
             }
         };
     }
@@ -141,7 +141,8 @@ final class WaitRegistry {
     boolean onGrant(String tag, String grant) {
         int hash = grant.lastIndexOf('#');
         Wait wait = entries.get(tag);
-        if (wait == null || !takesGrants || hash != wait.entry.length() || !grant.startsWith(wait.entry)) {
+        String entry = wait == null ? null : wait.entry;
+        if (wait == null || entry == null || !takesGrants || hash != entry.length() || !grant.startsWith(entry)) {
             return false;
         }
         long token;
@@ -158,12 +159,12 @@ final class WaitRegistry {
             if (validUntil - System.nanoTime() < MIN_GRANT_VALIDITY.toNanos()) {
                 return false;
             }
-            if (!wait.takeGrant.test(new Grant(new OwnerId(grant), token, GRANT_SPARE, validUntil))) {
+            if (!wait.takeGrant.test(new Grant(new OwnerId(grant), token, wait.spare, validUntil))) {
                 return false;
             }
-            wait.maxFence = token + GRANT_SPARE;
+            wait.maxFence = token + wait.spare;
         }
-        registered.remove(wait.entry); // the granting script removed the entry
+        registered.remove(entry); // the granting script removed the entry
         grantsTaken.incrementAndGet();
         return true;
     }
@@ -237,7 +238,13 @@ final class WaitRegistry {
      * attempts saw of the name, which tells whether a grant heard of later is current (see {@link #onGrant}).
      */
     static final class Wait {
-        final String entry;
+        /** '<clientId>:w<n>', the entry without its spare tokens. */
+        private final String id;
+        /** Set by the first attempt: '<id>s<spare>'; null before. */
+        volatile @Nullable String entry;
+        /** The spare tokens a grant to this wait reserves (wake-one.lua reads them from the entry). Guarded by this. */
+        int spare;
+
         final Predicate<Grant> takeGrant;
         /** Whether an answer with a fence value came back. Guarded by this. */
         boolean seen;
@@ -246,9 +253,23 @@ final class WaitRegistry {
         /** When the latest attempt that came back with a fence value was sent (System.nanoTime). Guarded by this. */
         long lastSent;
 
-        Wait(String entry, Predicate<Grant> takeGrant) {
-            this.entry = entry;
+        Wait(String id, Predicate<Grant> takeGrant) {
+            this.id = id;
             this.takeGrant = takeGrant;
+        }
+
+        /**
+         * The wait's entry among the waiting clients: its id and the spare tokens that its first attempt's claim asked
+         * for, which a release that gives the lock to this wait reserves after the grant's token.
+         */
+        synchronized String entry(int spareTokens) {
+            String e = entry;
+            if (e == null) {
+                spare = spareTokens;
+                e = id + "s" + spareTokens;
+                entry = e;
+            }
+            return e;
         }
 
         /**

@@ -57,6 +57,9 @@ class RedisScriptsIT {
         }
     }
 
+    /** The spare tokens the tests' attempts ask for. */
+    private static final int SPARE = 16;
+
     private static String name() {
         return "script-" + UUID.randomUUID();
     }
@@ -64,14 +67,17 @@ class RedisScriptsIT {
     private static List<Object> acquire(Keys k, String owner, long leaseMillis, boolean queue, long waiterTimeout) {
         if (!queue) {
             // a plain attempt answers one integer; the store reads it as this table (checked on its own below)
-            return RedisLockStore.expandPlainAnswer(connections
-                    .commands()
-                    .call(
-                            LuaScript.LOCK_ACQUIRE,
-                            ScriptOutputType.INTEGER,
-                            new String[] {k.hold, k.fence},
-                            owner,
-                            Long.toString(leaseMillis)));
+            return RedisLockStore.expandPlainAnswer(
+                    connections
+                            .commands()
+                            .call(
+                                    LuaScript.LOCK_ACQUIRE,
+                                    ScriptOutputType.INTEGER,
+                                    new String[] {k.hold, k.fence},
+                                    owner,
+                                    Long.toString(leaseMillis),
+                                    Integer.toString(SPARE)),
+                    SPARE);
         }
         return connections
                 .commands()
@@ -99,7 +105,7 @@ class RedisScriptsIT {
 
     // ---------------------------------------------------------------- acquire
 
-    /** A grant reserves 16 tokens after its own for the client's local successions: the counter moves on by 17. */
+    /** A grant reserves the spare tokens asked after its own for local successions: the counter moves on by 17. */
     @Test
     void acquire_free_grantsWithTokenAndLease() {
         Keys k = Keys.of(name());
@@ -115,10 +121,10 @@ class RedisScriptsIT {
         Keys k = Keys.of(name());
         String[] keys = {k.hold, k.fence};
         List<Object> granted =
-                connections.commands().call(LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, keys, "a", "10000");
+                connections.commands().call(LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, keys, "a", "10000", "16");
         assertThat(granted).containsExactly(1L);
         List<Object> busy =
-                connections.commands().call(LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, keys, "b", "10000");
+                connections.commands().call(LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, keys, "b", "10000", "16");
         assertThat(busy).hasSize(1);
         assertThat((Long) busy.get(0)).isBetween(-10_000L, -1L);
         assertThat(sync.get(k.fence)).as("the grant reserved 16 spare tokens").isEqualTo("17");
@@ -325,14 +331,26 @@ class RedisScriptsIT {
         assertThat(connections
                         .commands()
                         .<List<Object>>call(
-                                LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, acquireKeys, "c1:t1", "10000", "c1:w1")
+                                LuaScript.LOCK_ACQUIRE,
+                                ScriptOutputType.MULTI,
+                                acquireKeys,
+                                "c1:t1",
+                                "10000",
+                                "16",
+                                "c1:w1s16")
                         .get(0))
                 .isEqualTo(1L);
         // another thread of c1 waits, registered as c1:w2; then it gets the lock inside c1, so c1:w2 stays
         assertThat(connections
                         .commands()
                         .<List<Object>>call(
-                                LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, acquireKeys, "c1:t2", "10000", "c1:w2")
+                                LuaScript.LOCK_ACQUIRE,
+                                ScriptOutputType.MULTI,
+                                acquireKeys,
+                                "c1:t2",
+                                "10000",
+                                "16",
+                                "c1:w2s16")
                         .get(0))
                 .isEqualTo(0L);
         Long released = connections
@@ -345,20 +363,36 @@ class RedisScriptsIT {
         connections
                 .commands()
                 .<List<Object>>call(
-                        LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, acquireKeys, "c1:t1", "10000", "c1:w3");
+                        LuaScript.LOCK_ACQUIRE,
+                        ScriptOutputType.MULTI,
+                        acquireKeys,
+                        "c1:t1",
+                        "10000",
+                        "16",
+                        "c1:w3s16");
         connections
                 .commands()
                 .<List<Object>>call(
-                        LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, acquireKeys, "c1:t2", "10000", "c1:w4");
+                        LuaScript.LOCK_ACQUIRE,
+                        ScriptOutputType.MULTI,
+                        acquireKeys,
+                        "c1:t2",
+                        "10000",
+                        "16",
+                        "c1:w4s16");
         connections
                 .commands()
                 .<List<Object>>call(
-                        LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, acquireKeys, "c2:t1", "10000", "c2:w1");
+                        LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, acquireKeys, "c2:t1", "10000", "5", "c2:w1s5");
+        long fence = Long.parseLong(sync.get(keys[5]));
         released = connections
                 .commands()
                 .call(LuaScript.LOCK_RELEASE, ScriptOutputType.INTEGER, keys, "c1:t1", "wake:", "PUBLISH", tag, "1000");
         assertThat(released).isEqualTo(1L);
-        assertThat(sync.get(keys[0])).as("claimed for c2").startsWith("c2:w1#");
+        assertThat(sync.get(keys[0])).as("claimed for c2").isEqualTo("c2:w1s5#" + (fence + 1));
+        assertThat(sync.get(keys[5]))
+                .as("the grant reserved the 5 spare tokens c2's entry asked for")
+                .isEqualTo(Long.toString(fence + 6));
         assertThat(sync.zrange(keys[3], 0, -1))
                 .as("c1's registration dropped, c2's left with the grant")
                 .isEmpty();
@@ -378,8 +412,10 @@ class RedisScriptsIT {
                         new String[] {k.hold, k.fence},
                         "a",
                         "b",
-                        "5000");
+                        "5000",
+                        "3");
         assertThat(token).isEqualTo(18L);
+        assertThat(sync.get(k.fence)).as("3 spare tokens reserved after 18").isEqualTo("21");
         assertThat(sync.get(k.hold)).isEqualTo("b");
         assertThat(sync.pttl(k.hold)).isBetween(1L, 5000L);
     }
@@ -396,7 +432,8 @@ class RedisScriptsIT {
                         new String[] {k.hold, k.fence},
                         "a",
                         "b",
-                        "5000");
+                        "5000",
+                        "16");
         assertThat(none).isZero();
         assertThat(keysOf(name)).isEmpty();
         acquire(k, "c", 10_000, false, 5000);
@@ -408,7 +445,8 @@ class RedisScriptsIT {
                         new String[] {k.hold, k.fence},
                         "a",
                         "b",
-                        "5000");
+                        "5000",
+                        "16");
         assertThat(wrong).isZero();
         assertThat(sync.get(k.hold)).isEqualTo("c");
         assertThat(sync.get(k.fence)).isEqualTo("17");
@@ -509,6 +547,24 @@ class RedisScriptsIT {
                         .commands()
                         .call(LuaScript.LOCK_FORCE_RELEASE, ScriptOutputType.MULTI, keys, k.channel, "PUBLISH"))
                 .isEmpty();
+    }
+
+    @Test
+    void forceRelease_ofOneOwner_removesOnlyThatOwnersHold() {
+        String name = name();
+        Keys k = Keys.of(name);
+        acquire(k, "a", 10_000, false, 5000);
+        String[] keys = {k.hold, k.fence, k.waiters};
+        List<Object> other = connections
+                .commands()
+                .call(LuaScript.LOCK_FORCE_RELEASE, ScriptOutputType.MULTI, keys, k.channel, "PUBLISH", "", "b");
+        assertThat(other).as("b holds nothing").isEmpty();
+        assertThat(sync.get(k.hold)).isEqualTo("a");
+        List<Object> removed = connections
+                .commands()
+                .call(LuaScript.LOCK_FORCE_RELEASE, ScriptOutputType.MULTI, keys, k.channel, "PUBLISH", "", "a");
+        assertThat(removed.get(0)).isEqualTo("a");
+        assertThat(keysOf(name)).containsExactly(k.fence);
     }
 
     // ---------------------------------------------------------------- script cache
