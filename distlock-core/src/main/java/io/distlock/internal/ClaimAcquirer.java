@@ -43,13 +43,20 @@ final class ClaimAcquirer {
 
     private final ClaimEngine engine;
     private final NameStates<ClaimHold, ClaimState> states;
+    private final HoldKeeper<ClaimHold, ClaimState> keeper;
     private final ClaimStore store;
     private final EngineConfig config;
     private final Ticker ticker;
 
-    ClaimAcquirer(ClaimEngine engine, NameStates<ClaimHold, ClaimState> states, ClaimStore store, EngineConfig config) {
+    ClaimAcquirer(
+            ClaimEngine engine,
+            NameStates<ClaimHold, ClaimState> states,
+            HoldKeeper<ClaimHold, ClaimState> keeper,
+            ClaimStore store,
+            EngineConfig config) {
         this.engine = engine;
         this.states = states;
+        this.keeper = keeper;
         this.store = store;
         this.config = config;
         this.ticker = config.ticker();
@@ -191,13 +198,7 @@ final class ClaimAcquirer {
             s.mutex.unlock();
         }
         if (expired != null) {
-            engine.markLost(expired, null); // its lease ran out before the watchdog noticed: acquire afresh
-            s.mutex.lock();
-            try {
-                var unused = s.takeLost(owner, view.mode);
-            } finally {
-                s.mutex.unlock();
-            }
+            keeper.forgetExpired(expired); // its lease ran out before the watchdog noticed: acquire afresh
         }
         return null;
     }
@@ -209,7 +210,7 @@ final class ClaimAcquirer {
         } finally {
             s.mutex.unlock();
         }
-        engine.activate(h);
+        keeper.activate(h);
     }
 
     private static void join(ClaimState s, ClaimWaiter w) {

@@ -1,20 +1,12 @@
 package io.distlock.internal;
 
 import io.distlock.spi.ClaimStore;
-import io.distlock.spi.HeldClaim;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.Mode;
 import io.distlock.spi.OwnerId;
 import java.time.Duration;
-import java.util.Collection;
-import java.util.Set;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /*
  * Overview
@@ -34,24 +26,24 @@ import org.slf4j.LoggerFactory;
  *   "<clientId>:h<n>" and released by any thread.
  *
  * Leases and loss
- *   A hold with a renewed lease joins the client's Watchdog; one with a fixed lease gets a timer at its end, which
- *   marks it lost if it is still held (the store ends it by itself at the same time). A hold found lost is told to its
- *   view's listeners at once, and its thread's next unlock throws LockLostException.
+ *   A claim's hold has its own watchdog, apart from the locks', so a renewal batch holds one part's holds. A hold found
+ *   lost is told to its view's listeners at once, and its thread's next unlock throws LockLostException; the store's
+ *   lease of the hold ends it there by itself.
+ *
+ * Closing
+ *   Closing stops each live hold's renewal (waiting for one in flight) before it releases the hold, so no renewal
+ *   follows the release.
  *
  * The parts
- *   ClaimAcquirer: attempts, re-entry, waiting and wake-ups. This class: release, leases and loss, the views' questions
- *   (the thread's hold, availability), the per-name states and closing.
+ *   ClaimAcquirer: attempts, re-entry, waiting and wake-ups. HoldKeeper: leases, release and loss. NameStates: the
+ *   per-name states. This class: the facade the views call, and their questions (the thread's hold, availability).
  */
 /** The shared implementation of read-write locks and semaphores over a {@link ClaimStore}. */
-final class ClaimEngine implements Watchdog.Engine<ClaimHold, HeldClaim> {
-    private static final Logger log = LoggerFactory.getLogger(ClaimEngine.class);
-
+final class ClaimEngine {
     private final LockEngine host;
     private final ClaimStore store;
-    private final EngineConfig config;
     private final Ticker ticker;
-    private final ScheduledExecutorService scheduler;
-    private final Watchdog<ClaimHold, HeldClaim> watchdog;
+    private final HoldKeeper<ClaimHold, ClaimState> keeper;
     private final ClaimAcquirer acquirer;
     private final NameStates<ClaimHold, ClaimState> states = new NameStates<>(ClaimState::new);
     private volatile boolean closed;
@@ -59,11 +51,9 @@ final class ClaimEngine implements Watchdog.Engine<ClaimHold, HeldClaim> {
     ClaimEngine(LockEngine host, ClaimStore store, EngineConfig config, ScheduledExecutorService scheduler) {
         this.host = host;
         this.store = store;
-        this.config = config;
         this.ticker = config.ticker();
-        this.scheduler = scheduler;
-        this.watchdog = new Watchdog<>(this, ticker, config.watchdogLease());
-        this.acquirer = new ClaimAcquirer(this, states, store, config);
+        this.keeper = new HoldKeeper<>(states, h -> h.state, store, config, scheduler);
+        this.acquirer = new ClaimAcquirer(this, states, keeper, store, config);
     }
 
     Ticker ticker() {
@@ -72,7 +62,7 @@ final class ClaimEngine implements Watchdog.Engine<ClaimHold, HeldClaim> {
 
     /** One renewal round for every hold with a renewed lease; the client's scheduler calls it every tick. */
     void tick() {
-        watchdog.tick();
+        keeper.watchdog.tick();
     }
 
     // ---------------------------------------------------------------- acquire
@@ -102,116 +92,7 @@ final class ClaimEngine implements Watchdog.Engine<ClaimHold, HeldClaim> {
     }
 
     void release(ClaimHold h) {
-        ClaimState s = h.state;
-        states.enterHeld(s);
-        try {
-            if (h.isLost()) {
-                throw h.lostException();
-            }
-            stopRenewal(h); // from here on no renewal of this hold runs
-            if (!h.finish(ClaimHold.RELEASED)) {
-                if (h.isLost()) {
-                    throw h.lostException();
-                }
-                throw new IllegalMonitorStateException(h.view.describe() + " was already released by this hold");
-            }
-            config.metrics().released(h.name(), ticker.read() - h.acquiredAt);
-            boolean released;
-            try {
-                released = store.release(h.held);
-            } catch (RuntimeException e) {
-                ended(s, h);
-                throw StoreCalls.storeFailure("release", s.key, e);
-            }
-            ended(s, h);
-            if (!released) {
-                config.metrics().lost(h.name());
-                h.view.listeners.lost(h.fencingToken(), null);
-                throw h.lostException();
-            }
-            h.view.listeners.released(h.fencingToken());
-        } finally {
-            states.exit(s);
-        }
-    }
-
-    private static void ended(ClaimState s, ClaimHold h) {
-        s.mutex.lock();
-        try {
-            s.ended(h);
-        } finally {
-            s.mutex.unlock();
-        }
-    }
-
-    // ---------------------------------------------------------------- leases and loss
-
-    /** Starts a fresh hold's lease: the watchdog renews it, or a timer marks it lost at its fixed end. */
-    void activate(ClaimHold h) {
-        if (h.claim.lease().renewed()) {
-            watchdog.add(h);
-            return;
-        }
-        try {
-            h.timer = scheduler.schedule(
-                    () -> {
-                        if (h.isActive()) {
-                            markLost(h, null);
-                        }
-                    },
-                    Math.max(0, h.validUntil() - ticker.read()),
-                    TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-            // the client is closing; close() releases the hold
-        }
-    }
-
-    private void stopRenewal(ClaimHold h) {
-        ScheduledFuture<?> f = h.timer;
-        if (f != null) {
-            f.cancel(false);
-        }
-        if (h.claim.lease().renewed()) {
-            watchdog.remove(h);
-        }
-    }
-
-    @Override
-    public Set<HeldClaim> renew(Collection<HeldClaim> holds, Duration lease) {
-        return store.renew(holds, lease);
-    }
-
-    @Override
-    public void markLost(ClaimHold h, @Nullable Throwable cause) {
-        if (tellLost(h, cause)) {
-            endLostInStore(h);
-        }
-    }
-
-    /** Marks the hold lost and tells its listeners, once. A claim store ends a hold by itself when its lease runs out. */
-    @Override
-    public boolean tellLost(ClaimHold h, @Nullable Throwable cause) {
-        if (!h.finish(ClaimHold.LOST)) {
-            return false;
-        }
-        stopRenewal(h);
-        ClaimState s = h.state;
-        s.mutex.lock();
-        try {
-            s.lost(h);
-        } finally {
-            s.mutex.unlock();
-        }
-        states.settle(s);
-        log.warn("distlock: lost {} (fencing token {})", h.view.describe(), h.fencingToken());
-        config.metrics().lost(h.name());
-        h.view.listeners.lost(h.fencingToken(), cause);
-        return false;
-    }
-
-    @Override
-    public void endLostInStore(ClaimHold h) {
-        // nothing to end: the store's lease of the hold ends by itself
+        keeper.release(h);
     }
 
     // ---------------------------------------------------------------- views
@@ -278,18 +159,10 @@ final class ClaimEngine implements Watchdog.Engine<ClaimHold, HeldClaim> {
 
     void close() {
         closed = true;
-        states.close(this::releaseOnClose);
-    }
-
-    private void releaseOnClose(ClaimHold h) {
-        stopRenewal(h);
-        if (h.finish(ClaimHold.RELEASED)) {
-            try {
-                var unused = store.release(h.held);
-            } catch (RuntimeException e) {
-                log.warn("distlock: could not release {} on close; it expires with its lease", h.view.describe(), e);
-            }
-        }
+        states.close(h -> {
+            keeper.stopRenewal(h);
+            keeper.releaseOnClose(h);
+        });
     }
 
     boolean isClosed() {

@@ -68,6 +68,16 @@ final class ClaimHold extends EngineHold implements PermitHold {
     }
 
     @Override
+    boolean leaseRenewed() {
+        return claim.lease().renewed();
+    }
+
+    @Override
+    Listeners listeners() {
+        return view.listeners;
+    }
+
+    @Override
     void releaseHold() {
         engine.release(this);
     }

@@ -50,6 +50,12 @@ abstract class EngineHold implements LockHold, Watchdog.Renewable<HeldClaim> {
     /** How messages name what this holds: "lock 'a'", "read lock 'a'", "semaphore 'a'". */
     abstract String describe();
 
+    /** Whether the watchdog renews the hold; false for a hold with a fixed lease. */
+    abstract boolean leaseRenewed();
+
+    /** The listeners of the view the hold was taken through. */
+    abstract Listeners listeners();
+
     /** The hold as its store keeps it. */
     abstract HeldClaim heldClaim();
 

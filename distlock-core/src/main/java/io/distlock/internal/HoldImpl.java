@@ -162,6 +162,16 @@ final class HoldImpl extends EngineHold {
     }
 
     @Override
+    boolean leaseRenewed() {
+        return fixedLease == null;
+    }
+
+    @Override
+    Listeners listeners() {
+        return lock.listeners();
+    }
+
+    @Override
     void releaseHold() {
         engine.release(this);
     }

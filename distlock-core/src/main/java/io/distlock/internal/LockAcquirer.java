@@ -316,13 +316,7 @@ final class LockAcquirer {
             s.mutex.unlock();
         }
         if (expired != null) {
-            leases.markLost(expired, null);
-            s.mutex.lock();
-            try {
-                var unused = s.takeLost(owner, Mode.EXCLUSIVE);
-            } finally {
-                s.mutex.unlock();
-            }
+            leases.forgetExpired(expired);
         }
         return null;
     }

@@ -209,7 +209,7 @@ public final class LockEngine implements LockClient {
         }
         closed = true;
         scheduler.shutdownNow();
-        states.close(this::releaseOnClose);
+        states.close(leases::releaseOnClose);
         ClaimEngine c = claims;
         if (c != null) {
             c.close();
@@ -218,16 +218,6 @@ public final class LockEngine implements LockClient {
             store.close();
         } catch (RuntimeException e) {
             log.warn("distlock: closing the store failed", e);
-        }
-    }
-
-    private void releaseOnClose(HoldImpl h) {
-        if (h.finish(HoldImpl.RELEASED)) {
-            try {
-                var unused = store.release(h.heldClaim());
-            } catch (RuntimeException e) {
-                log.warn("distlock: could not release '{}' on close; it expires with its lease", h.name(), e);
-            }
         }
     }
 

@@ -75,17 +75,7 @@ final class LockReleaser {
 
     private void releaseEntered(HoldImpl h) {
         LockState s = h.state;
-        if (h.isLost()) {
-            throw h.lostException();
-        }
-        leases.stopRenewal(h); // from here on no renewal of this hold runs
-        if (!h.finish(HoldImpl.RELEASED)) {
-            if (h.isLost()) {
-                throw h.lostException();
-            }
-            throw new IllegalMonitorStateException("lock '" + h.name() + "' was already released by this hold");
-        }
-        metrics.released(h.name(), ticker.read() - h.acquiredAt);
+        leases.beginRelease(h);
         Waiter next = null;
         HoldImpl successor = null;
         s.mutex.lock();
@@ -132,20 +122,7 @@ final class LockReleaser {
             handOff(s, h, next);
             return;
         }
-        boolean released;
-        try {
-            released = store.release(h.heldClaim());
-        } catch (RuntimeException e) {
-            clearHolder(s, h);
-            throw storeFailure("release", s.key, e);
-        }
-        clearHolder(s, h);
-        if (!released) {
-            metrics.lost(h.name());
-            h.lock.fireLost(h.fencingToken, null);
-            throw h.lostException();
-        }
-        h.lock.fireReleased(h.fencingToken);
+        leases.endInStore(h);
     }
 
     private void handOff(LockState s, HoldImpl from, Waiter to) {
@@ -216,14 +193,5 @@ final class LockReleaser {
         metrics.lost(from.name());
         from.lock.fireLost(from.fencingToken, null);
         throw from.lostException();
-    }
-
-    private static void clearHolder(LockState s, HoldImpl h) {
-        s.mutex.lock();
-        try {
-            s.ended(h);
-        } finally {
-            s.mutex.unlock();
-        }
     }
 }
