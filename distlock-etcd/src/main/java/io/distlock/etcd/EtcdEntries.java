@@ -3,13 +3,13 @@ package io.distlock.etcd;
 import static io.distlock.etcd.EtcdRequests.bytes;
 
 import io.distlock.etcd.EtcdLeases.LeaseRef;
+import io.distlock.internal.Ticker;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.DelayQueue;
+import java.util.concurrent.Delayed;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -28,21 +28,25 @@ import org.jspecify.annotations.Nullable;
  *   greater token.
  *
  * Fixed leases
- *   A granted entry on a lease of its own gets a timer at the hold's lease end that forgets it and revokes its lease:
- *   the engine marks the hold lost at that moment, and revoking frees the lock without waiting for etcd's whole-second
- *   TTL. The engine dated the lease from before the call that granted it, so the timer runs later than the engine's.
+ *   A hold with a fixed lease is on an etcd lease of its own, granted with the hold's length as its TTL and never kept
+ *   alive once granted, so etcd ends it by itself. No timer of this client ends it: the engine marks the hold lost at
+ *   its lease end, and etcd deletes the key when the TTL runs out (the length rounded up to whole seconds, at least
+ *   etcd's minimum TTL). The entry of such a grant stays until its lease has passed, then the next grant or attempt
+ *   forgets it (fixedEnds), so owners that are used once (a LockHold's) leave nothing behind. An owner that acquires
+ *   again before that finds its grant stale and drops it.
  */
 /** What this client knows of its own keys in etcd: queue entries and grants, by key path. */
 final class EtcdEntries {
     private final EtcdRequests requests;
     private final EtcdLeases leases;
-    private final ScheduledExecutorService scheduler;
+    private final Ticker ticker;
     private final ConcurrentHashMap<String, Entry> map = new ConcurrentHashMap<>();
+    private final DelayQueue<FixedEnd> fixedEnds = new DelayQueue<>();
 
-    EtcdEntries(EtcdRequests requests, EtcdLeases leases, ScheduledExecutorService scheduler) {
+    EtcdEntries(EtcdRequests requests, EtcdLeases leases, Ticker ticker) {
         this.requests = requests;
         this.leases = leases;
-        this.scheduler = scheduler;
+        this.ticker = ticker;
     }
 
     @Nullable
@@ -70,11 +74,15 @@ final class EtcdEntries {
         map.put(path, e);
     }
 
-    /** Records a grant; a grant on a lease of its own ends in etcd at the hold's lease end. */
+    /**
+     * Records a grant of a hold with lease {@code lease}, dated from {@code e.checkedAt}. A grant on a lease of its own
+     * (a fixed lease) is forgotten once that lease has passed; etcd ends the key itself.
+     */
     void granted(String path, Entry e, Duration lease) {
+        forgetEndedFixedGrants();
         map.put(path, e);
         if (!e.shared) {
-            scheduleExpiry(path, e, lease);
+            fixedEnds.add(new FixedEnd(path, e, e.checkedAt + lease.toNanos()));
         }
     }
 
@@ -89,16 +97,15 @@ final class EtcdEntries {
         return map.remove(path);
     }
 
-    /** Forgets a key that has ended: its entry, its expiry, its own lease. */
+    /** Forgets a key that has ended: its entry and its own lease. */
     void forget(String path, @Nullable Entry e) {
         if (e != null && map.remove(path, e)) {
             ended(e);
         }
     }
 
-    /** The key of an entry no longer in the map has ended: cancels its expiry, revokes its own lease. */
+    /** The key of an entry no longer in the map has ended: revokes its own lease. */
     void ended(Entry e) {
-        e.cancelExpiry();
         if (!e.shared) {
             leases.revokeQuietly(e.lease);
         }
@@ -126,20 +133,35 @@ final class EtcdEntries {
         return ids;
     }
 
-    private void scheduleExpiry(String path, Entry e, Duration lease) {
-        // the engine marks the hold lost at its lease end; ending it in etcd at the same time frees the lock without
-        // waiting for etcd's whole-second TTL. The engine dated the lease from before this call, so this is later.
-        try {
-            e.expiry = scheduler.schedule(
-                    () -> {
-                        if (map.remove(path, e)) {
-                            leases.revokeQuietly(e.lease);
-                        }
-                    },
-                    lease.toNanos(),
-                    TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException ex) {
-            // closing: close() revokes every per-hold lease
+    /** Forgets the grants of fixed leases whose lease has passed (the engine has marked them lost). */
+    private void forgetEndedFixedGrants() {
+        for (FixedEnd f = fixedEnds.poll(); f != null; f = fixedEnds.poll()) {
+            map.remove(f.path, f.entry);
+        }
+    }
+
+    /** When the lease of a fixed-lease grant has passed, in ticker time. */
+    private final class FixedEnd implements Delayed {
+        final String path;
+        final Entry entry;
+        final long endsAt;
+
+        FixedEnd(String path, Entry entry, long endsAt) {
+            this.path = path;
+            this.entry = entry;
+            this.endsAt = endsAt;
+        }
+
+        @Override
+        public long getDelay(TimeUnit unit) {
+            return unit.convert(endsAt - ticker.read(), TimeUnit.NANOSECONDS);
+        }
+
+        @Override
+        public int compareTo(Delayed other) {
+            return other instanceof FixedEnd f
+                    ? Long.compare(endsAt - f.endsAt, 0)
+                    : Long.compare(getDelay(TimeUnit.NANOSECONDS), other.getDelay(TimeUnit.NANOSECONDS));
         }
     }
 
@@ -150,7 +172,6 @@ final class EtcdEntries {
         final boolean shared;
         final boolean granted;
         volatile long checkedAt; // ticker reading before the last round trip that saw this key in etcd
-        volatile @Nullable ScheduledFuture<?> expiry;
 
         Entry(long revision, LeaseRef lease, boolean granted, long checkedAt) {
             this.revision = revision;
@@ -163,13 +184,6 @@ final class EtcdEntries {
         /** The same key, granted. */
         Entry grant(long checkedAt) {
             return new Entry(revision, lease, true, checkedAt);
-        }
-
-        void cancelExpiry() {
-            ScheduledFuture<?> f = expiry;
-            if (f != null) {
-                f.cancel(false);
-            }
         }
     }
 }

@@ -27,7 +27,9 @@ import org.slf4j.LoggerFactory;
  *   Holds renewed by the engine's watchdog, and their waiters, share one etcd lease per client, granted lazily and kept
  *   alive by the watchdog's tick (EtcdRenewal) with one keep-alive-once, not by jetcd's keep-alive stream, which can
  *   stop without telling anyone (jetcd #965, #1383). A hold with a fixed lease gets an etcd lease of its own, granted
- *   with the hold's length as its TTL, so it ends by itself even if this client dies. LeaseChoice picks one of the two
+ *   with the hold's length as its TTL and never kept alive once granted, so etcd ends it by itself, whether this
+ *   client lives or not. While such an owner waits in the queue, its re-checks keep its own lease alive, so that its
+ *   place outlives the wait; the keep-alive sent with the grant restarts the full TTL from the grant. LeaseChoice picks one of the two
  *   for the key a call writes, from Lease.renewed() of the hold's lease.
  *
  * Dating a lease

@@ -24,7 +24,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,7 +73,6 @@ final class EtcdLockStore implements LockStore, QueueOrdered, HandsOff {
     private final EtcdHandOff handOff;
     private final EtcdRenewal renewal;
     private final EtcdAdmin admin;
-    private final ScheduledThreadPoolExecutor scheduler;
     private volatile boolean closed;
 
     /**
@@ -91,16 +89,10 @@ final class EtcdLockStore implements LockStore, QueueOrdered, HandsOff {
         this.client = client;
         this.ownsClient = ownsClient;
         this.keys = new EtcdKeys(namespace);
-        this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "distlock-etcd-timer");
-            t.setDaemon(true);
-            return t;
-        });
-        scheduler.setRemoveOnCancelPolicy(true);
         this.requests = new EtcdRequests(client.getKVClient(), timeout);
         this.leases = new EtcdLeases(client.getLeaseClient(), requests, ticker, watchdogLease);
-        this.entries = new EtcdEntries(requests, leases, scheduler);
-        this.watches = new EtcdWatches(requests, client.getWatchClient(), keys, scheduler);
+        this.entries = new EtcdEntries(requests, leases, ticker);
+        this.watches = new EtcdWatches(requests, client.getWatchClient(), keys);
         this.acquirer = new EtcdAcquirer(requests, keys, leases, entries, watches, ticker);
         this.handOff = new EtcdHandOff(requests, keys, leases, entries, ticker);
         this.renewal = new EtcdRenewal(requests, keys, leases, entries, ticker, watchdogLease);
@@ -198,7 +190,6 @@ final class EtcdLockStore implements LockStore, QueueOrdered, HandsOff {
             return;
         }
         closed = true;
-        scheduler.shutdownNow();
         watches.close();
         // revoking a lease deletes every key on it: waiters' entries, and holds the engine could not release
         leases.revokeAll(entries.clear());

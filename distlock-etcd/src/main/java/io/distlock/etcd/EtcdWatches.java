@@ -18,7 +18,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -53,16 +53,21 @@ final class EtcdWatches {
     private final EtcdRequests requests;
     private final Watch watch;
     private final EtcdKeys keys;
-    private final ScheduledExecutorService scheduler;
+    private final ScheduledThreadPoolExecutor scheduler; // restarts broken watches
     private final Set<QueueWatch> subscriptions = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<String, QueueWatch> mirrors = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    EtcdWatches(EtcdRequests requests, Watch watch, EtcdKeys keys, ScheduledExecutorService scheduler) {
+    EtcdWatches(EtcdRequests requests, Watch watch, EtcdKeys keys) {
         this.requests = requests;
         this.watch = watch;
         this.keys = keys;
-        this.scheduler = scheduler;
+        this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "distlock-etcd-watch");
+            t.setDaemon(true);
+            return t;
+        });
+        scheduler.setRemoveOnCancelPolicy(true);
     }
 
     /** Watches the name's queue from now on; blocks for one read. */
@@ -89,6 +94,7 @@ final class EtcdWatches {
 
     void close() {
         closed = true;
+        scheduler.shutdownNow();
         for (QueueWatch s : List.copyOf(subscriptions)) {
             s.close();
         }

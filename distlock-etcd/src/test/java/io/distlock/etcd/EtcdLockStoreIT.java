@@ -76,7 +76,7 @@ class EtcdLockStoreIT {
         }
     }
 
-    /** A store whose watchdog lease is {@link #LEASE}; pass that very instance for watchdog holds. */
+    /** A store whose watchdog lease is {@link #LEASE}. */
     private EtcdLockStore store() {
         EtcdLockStore s = new EtcdLockStore(
                 Client.builder().endpoints(etcd.endpoints()).build(),
@@ -610,26 +610,64 @@ class EtcdLockStoreIT {
     // ---------------------------------------------------------------- fixed leases
 
     @Test
-    void fixedLease_hasALeaseOfItsOwn_andEndsInEtcdWhenItEnds() throws Exception {
+    void fixedLease_hasALeaseOfItsOwn_withItsLengthAsTtl() throws Exception {
         EtcdLockStore s = store();
         LockKey watchdogKey = name();
         LockKey fixedKey = name();
         var unused = token(s.tryAcquire(watchdogKey, owner("c:t1"), RENEWED, false));
-        var unused2 = token(s.tryAcquire(fixedKey, owner("c:h1"), Lease.fixed(Duration.ofMillis(700)), false));
+        var unused2 = token(s.tryAcquire(fixedKey, owner("c:h1"), Lease.fixed(Duration.ofSeconds(7)), false));
         long shared = fixture.keysOf(watchdogKey.name()).get(0).getLease();
         long own = fixture.keysOf(fixedKey.name()).get(0).getLease();
         assertThat(own).isNotEqualTo(shared);
-        long ttl = fixture.client()
+        assertThat(grantedTtl(own)).isEqualTo(7);
+        assertThat(s.release(fixedKey, owner("c:h1"))).isTrue();
+        Eventually.within(Timing.seconds(3), "the hold's own lease revoked on release", () -> !leases().contains(
+                        Long.toHexString(own)));
+    }
+
+    @Test
+    void fixedLease_endsInEtcdAfterItsTtl_withNoClientAction() throws Exception {
+        EtcdLockStore s = store();
+        LockKey watchdogKey = name();
+        LockKey fixedKey = name();
+        var unused = token(s.tryAcquire(watchdogKey, owner("c:t1"), RENEWED, false));
+        long start = System.nanoTime();
+        var unused2 = token(s.tryAcquire(fixedKey, owner("c:h1"), Lease.fixed(Duration.ofMillis(200)), false));
+        long own = fixture.keysOf(fixedKey.name()).get(0).getLease();
+        assertThat(grantedTtl(own)).as("200 ms rounded up to whole seconds").isEqualTo(1);
+        // the hold's lease has passed, and the client stays open and idle: only etcd's TTL may end the key
+        Duration toMark = Duration.ofMillis(500).minusNanos(System.nanoTime() - start);
+        if (!toMark.isNegative()) {
+            Timing.sleep(toMark);
+        }
+        assertThat(fixture.keysOf(fixedKey.name()))
+                .as("no timer of the client revoked it at its lease end")
+                .hasSize(1);
+        // renewing the client's watchdog holds keeps only their lease alive
+        var held = new HeldLock(
+                watchdogKey,
+                owner("c:t1"),
+                fixture.keysOf(watchdogKey.name()).get(0).getCreateRevision());
+        assertThat(s.renew(List.of(held), LEASE)).isEmpty();
+        Eventually.within(Timing.seconds(4), "etcd expired the fixed lease", () -> fixture.keysOf(fixedKey.name())
+                .isEmpty());
+        assertThat(System.nanoTime() - start).isGreaterThan(TimeUnit.MILLISECONDS.toNanos(900));
+        assertThat(leases()).as("the lease is gone with its key").doesNotContain(Long.toHexString(own));
+        assertThat(fixture.keysOf(watchdogKey.name())).hasSize(1);
+        // the owner acquires again: a fresh key on a fresh lease, a greater token
+        long again = token(s.tryAcquire(fixedKey, owner("c:h1"), Lease.fixed(Duration.ofSeconds(5)), false));
+        assertThat(fixture.keysOf(fixedKey.name()))
+                .extracting(KeyValue::getCreateRevision)
+                .containsExactly(again);
+        assertThat(s.release(fixedKey, owner("c:h1"))).isTrue();
+    }
+
+    private static long grantedTtl(long lease) throws Exception {
+        return fixture.client()
                 .getLeaseClient()
-                .timeToLive(own, LeaseOption.DEFAULT)
+                .timeToLive(lease, LeaseOption.DEFAULT)
                 .get(5, TimeUnit.SECONDS)
                 .getGrantedTTL();
-        assertThat(ttl).as("700 ms rounded up to whole seconds").isEqualTo(1);
-        long start = System.nanoTime();
-        Eventually.within(Timing.seconds(3), "fixed hold ended", () -> fixture.keysOf(fixedKey.name())
-                .isEmpty());
-        assertThat(System.nanoTime() - start).isGreaterThan(TimeUnit.MILLISECONDS.toNanos(500));
-        assertThat(fixture.keysOf(watchdogKey.name())).hasSize(1);
     }
 
     @Test
