@@ -117,7 +117,7 @@ final class ClaimEngine implements Watchdog.Engine<ClaimHold, HeldClaim> {
                 }
             }
             Lease lease = fixedLease != null ? Lease.fixed(fixedLease) : Lease.renewed(config.watchdogLease());
-            Claim claim = new Claim(s.key, view.kind, view.mode, permits, view.size, owner, lease);
+            Claim claim = Claim.of(s.key, view.kind, view.mode, permits, view.size, owner, lease);
             boolean mayWait = waitNanos > 0;
             long deadline = start + waitNanos;
             Backoff backoff = null;
@@ -545,11 +545,6 @@ final class ClaimEngine implements Watchdog.Engine<ClaimHold, HeldClaim> {
         }
         for (Subscription sub : subscriptions) {
             StoreCalls.closeQuietly(sub);
-        }
-        try {
-            store.close();
-        } catch (RuntimeException e) {
-            log.warn("distlock: closing the claim store failed", e);
         }
     }
 

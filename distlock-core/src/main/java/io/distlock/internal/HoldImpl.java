@@ -3,7 +3,7 @@ package io.distlock.internal;
 import io.distlock.LockHold;
 import io.distlock.LockLostException;
 import io.distlock.spi.Grant;
-import io.distlock.spi.HeldLock;
+import io.distlock.spi.HeldClaim;
 import io.distlock.spi.OwnerId;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * One fresh acquisition: of a thread (the {@code Lock} view, counting re-entries) or of a {@link LockHold} handle.
  * The status moves once, from ACTIVE to RELEASED or LOST; whoever wins that race decides what the owner is told.
  */
-final class HoldImpl implements LockHold, Watchdog.Renewable<HeldLock> {
+final class HoldImpl implements LockHold, Watchdog.Renewable<HeldClaim> {
     static final int ACTIVE = 0;
     static final int RELEASED = 1;
     static final int LOST = 2;
@@ -197,12 +197,12 @@ final class HoldImpl implements LockHold, Watchdog.Renewable<HeldLock> {
     }
 
     @Override
-    public HeldLock storeKey() {
-        return heldLock();
+    public HeldClaim storeKey() {
+        return heldClaim();
     }
 
-    HeldLock heldLock() {
-        return new HeldLock(state.key, storeOwner, storeToken);
+    HeldClaim heldClaim() {
+        return HeldClaim.lock(state.key, storeOwner, storeToken);
     }
 
     @Override

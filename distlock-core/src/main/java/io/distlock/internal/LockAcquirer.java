@@ -5,13 +5,14 @@ import static io.distlock.internal.StoreCalls.interruptedBy;
 import static io.distlock.internal.StoreCalls.storeFailure;
 
 import io.distlock.spi.Attempt;
+import io.distlock.spi.Claim;
+import io.distlock.spi.ClaimStore;
 import io.distlock.spi.FreeSubscriptions;
 import io.distlock.spi.Grant;
 import io.distlock.spi.GrantsWithWakeUp;
 import io.distlock.spi.HandsOff;
 import io.distlock.spi.Lease;
 import io.distlock.spi.LockKey;
-import io.distlock.spi.LockStore;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.QueueOrdered;
 import io.distlock.spi.Subscription;
@@ -35,14 +36,14 @@ import org.slf4j.LoggerFactory;
  * acquire that may wait for a name that was busy for this client within the last second subscribes before its first
  * attempt, which then is that re-check (so the store can register the client as waiting with its first attempt).
  * A wake-up (store notification, local release, lost local hold) wakes that one waiter. When a local owner releases and a local waiter exists, the lock is handed
- * over in one round trip with a fresh fencing token (LockStore.handOff), at most handOffLimit times in a row so other
+ * over in one round trip with a fresh fencing token (HandsOff.handOff), at most handOffLimit times in a row so other
  * clients get their turn. When the store reserved spare tokens with the acquisition (Attempt.Acquired.spareTokens),
  * the hand-off is a succession instead: no round trip, the next spare token, the store keeps the hold under the
  * acquiring owner's id (HoldImpl.storeOwner), and the successor inherits the lease the watchdog last confirmed; holds
  * with a fixed lease never take part, since their lease must start at their own grant.
  *
  * Grants with the wake-up. A store may give the lock straight to a waiting client and say so with the wake-up
- * (LockStore.subscribe with a Grant taker; Redis does). The first local waiter that may take a hold as it is
+ * (GrantsWithWakeUp.subscribe with a Grant taker; Redis does). The first local waiter that may take a hold as it is
  * (non-queued, watchdog-renewed, no attempt of its own under way) takes it with no round trip: the hold is kept in the
  * store under the grant's id (HoldImpl.storeOwner), is valid for what the store vouches for, and, when that is less
  * than a watchdog tick, is renewed once ahead of the tick. The grant is refused while any attempt of this client for the
@@ -79,19 +80,20 @@ final class LockAcquirer {
     private static final int RECENTLY_BUSY_MAX = 4096;
 
     private final LockEngine engine;
-    private final LockStore store;
+    private final ClaimStore store;
     private final @Nullable HandsOff handOffs;
     private final @Nullable GrantsWithWakeUp grants;
     private final boolean queueOrdered;
     private final boolean freeSubscriptions;
     private final Lease renewedLease;
+    private final int spareTokens;
     private final Ticker ticker;
     private final LockMetrics metrics;
     private final LockLeases leases;
     /** Name -> when an attempt for it was last busy; see {@link #recentlyBusy}. Bounded by RECENTLY_BUSY_MAX. */
     private final ConcurrentHashMap<String, Long> recentlyBusy = new ConcurrentHashMap<>();
 
-    LockAcquirer(LockEngine engine, LockStore store, EngineConfig config, LockLeases leases) {
+    LockAcquirer(LockEngine engine, ClaimStore store, EngineConfig config, LockLeases leases) {
         this.engine = engine;
         this.store = store;
         this.handOffs = store instanceof HandsOff h ? h : null;
@@ -99,6 +101,7 @@ final class LockAcquirer {
         this.queueOrdered = store instanceof QueueOrdered;
         this.freeSubscriptions = store instanceof FreeSubscriptions;
         this.renewedLease = Lease.renewed(config.watchdogLease());
+        this.spareTokens = config.handOffLimit();
         this.ticker = config.ticker();
         this.metrics = config.metrics();
         this.leases = leases;
@@ -215,11 +218,12 @@ final class LockAcquirer {
                             subscribed = true;
                         }
                         sent = ticker.read();
-                        result = store.tryAcquire(s.key, owner, lease, queueAttempt || (queued && mayWait));
+                        result = store.tryAcquire(
+                                Claim.lock(s.key, owner, lease, spareTokens), queueAttempt || (queued && mayWait));
                     } catch (RuntimeException e) {
                         attemptDone(s);
                         leave(s, w);
-                        abandonQuietly(s.key, owner); // the grant may have happened with its answer lost
+                        abandonQuietly(s.key, owner, lease); // the grant may have happened with its answer lost
                         if (interruptible && interruptedBy(e)) {
                             InterruptedException ie = new InterruptedException(
                                     "interrupted while asking the store for lock '" + lock.name() + "'");
@@ -464,7 +468,7 @@ final class LockAcquirer {
         }
         if (grant == null) {
             if (inQueue) {
-                abandonQuietly(s.key, w.owner);
+                abandonQuietly(s.key, w.owner, w.fixedLease != null ? Lease.fixed(w.fixedLease) : renewedLease);
             }
             return null;
         }
@@ -558,9 +562,9 @@ final class LockAcquirer {
         return true;
     }
 
-    private void abandonQuietly(LockKey key, OwnerId owner) {
+    private void abandonQuietly(LockKey key, OwnerId owner, Lease lease) {
         try {
-            store.abandon(key, owner);
+            store.abandon(Claim.lock(key, owner, lease, 0));
         } catch (RuntimeException e) {
             log.warn("distlock: could not clean up after '{}' for {}; it expires with its lease", key, owner, e);
         }

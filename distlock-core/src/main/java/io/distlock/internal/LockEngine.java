@@ -1,6 +1,5 @@
 package io.distlock.internal;
 
-import static io.distlock.internal.StoreCalls.call;
 import static io.distlock.internal.StoreCalls.closeQuietly;
 
 import io.distlock.DistributedCountDownLatch;
@@ -9,11 +8,11 @@ import io.distlock.DistributedReadWriteLock;
 import io.distlock.DistributedSemaphore;
 import io.distlock.LockAdmin;
 import io.distlock.LockClient;
+import io.distlock.spi.Claim;
 import io.distlock.spi.ClaimAdmin;
 import io.distlock.spi.ClaimStore;
 import io.distlock.spi.CounterStore;
 import io.distlock.spi.LockKey;
-import io.distlock.spi.LockStore;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.ReportsLoss;
 import io.distlock.spi.Subscription;
@@ -21,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -33,12 +33,18 @@ import org.slf4j.LoggerFactory;
  * Overview
  *
  * The AQS shape
- *   The engine is the one implementation of the lock contract; a backend supplies a LockStore, whose methods are
- *   single round trips that never wait (the store is tryAcquire/tryRelease, the engine is the rest), and says what
- *   else it can do by implementing ability interfaces (HandsOff, GrantsWithWakeUp, ReportsLoss, QueueOrdered,
- *   SessionHolds, FreeSubscriptions), which the parts below discover once. Read-write locks and semaphores run on
- *   ClaimEngine over a ClaimStore, latches on EngineLatch over a CounterStore; this class is the client facade of
- *   all of them.
+ *   The engine is the one implementation of the contract; a backend supplies one store, a ClaimStore and
+ *   ClaimAdmin (and a CounterStore where it keeps latches), whose methods are single round trips that never wait
+ *   (the store is tryAcquire/tryRelease, the engine is the rest), and says what else it can do by implementing
+ *   ability interfaces (HandsOff, GrantsWithWakeUp, ReportsLoss, QueueOrdered, SessionHolds, FreeSubscriptions),
+ *   which the parts below discover once. A lock is an exclusive claim of one permit; the lock parts below run it
+ *   with its local fast paths (re-entry, hand-off, succession, grants with the wake-up). Read-write locks and
+ *   semaphores run on ClaimEngine over the same store, latches on EngineLatch over the CounterStore; this class is
+ *   the client facade of all of them.
+ *
+ * Policies
+ *   The engine owns every policy: how many spare tokens a lock's claim asks the store to reserve (handOffLimit, the
+ *   longest run of local successions), hand-off streak limits, when to subscribe, lease lengths and timers.
  *
  * State
  *   Per client and lock name there is one LockState: the local holder (an owner of this client that holds the lock),
@@ -58,13 +64,13 @@ import org.slf4j.LoggerFactory;
  *   StoreCalls: how a store's failure reaches the caller.
  */
 /**
- * The shared implementation of {@link LockClient} over a {@link LockStore}. A backend's public client delegates to
+ * The shared implementation of {@link LockClient} over a {@link ClaimStore}. A backend's public client delegates to
  * it; see the overview comment in the source for the algorithm.
  */
 public final class LockEngine implements LockClient {
     private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
 
-    private final LockStore store;
+    private final ClaimStore store;
 
     private final EngineConfig config;
     private final String clientId;
@@ -78,15 +84,16 @@ public final class LockEngine implements LockClient {
     private final ThreadLocal<OwnerId> threadOwners;
 
     private final @Nullable ClaimEngine claims;
+    private final Set<Claim.Kind> kinds;
     private final @Nullable CounterStore counters;
     private final AtomicLong callIds = new AtomicLong();
     private final EngineAdmin admin;
 
     private volatile boolean closed;
 
-    private LockEngine(
-            LockStore store, @Nullable ClaimStore claimStore, @Nullable CounterStore counters, EngineConfig config) {
+    private LockEngine(ClaimStore store, ClaimAdmin adminStore, EngineConfig config) {
         this.store = Objects.requireNonNull(store, "store");
+        Set<Claim.Kind> kinds = store.kinds();
         this.config = Objects.requireNonNull(config, "config");
         this.clientId = config.clientId();
         String id = clientId;
@@ -101,9 +108,12 @@ public final class LockEngine implements LockClient {
         this.leases = new LockLeases(this, store, config, scheduler);
         this.releaser = new LockReleaser(this, store, config, leases);
         this.acquirer = new LockAcquirer(this, store, config, leases);
-        this.claims = claimStore == null ? null : new ClaimEngine(this, claimStore, config, scheduler);
-        this.counters = counters;
-        this.admin = new EngineAdmin(store, claimStore instanceof ClaimAdmin a ? a : null);
+        this.claims = kinds.contains(Claim.Kind.READ_WRITE_LOCK) || kinds.contains(Claim.Kind.SEMAPHORE)
+                ? new ClaimEngine(this, store, config, scheduler)
+                : null;
+        this.kinds = Set.copyOf(kinds);
+        this.counters = store instanceof CounterStore c ? c : null;
+        this.admin = new EngineAdmin(adminStore);
         long tick = leases.tickNanos();
         scheduler.scheduleWithFixedDelay(this::tickWatchdogs, tick, tick, TimeUnit.NANOSECONDS);
         if (store instanceof ReportsLoss reports) {
@@ -118,20 +128,12 @@ public final class LockEngine implements LockClient {
     }
 
     /**
-     * Starts an engine over {@code store}, for a backend without read-write locks, semaphores and latches yet: those
+     * Starts an engine over a backend's {@code store}. The kinds the store keeps ({@link ClaimStore#kinds()}) are the
+     * primitives the client offers, count-down latches where the store is also a {@link CounterStore}; the others
      * throw {@link UnsupportedOperationException} naming the backend. Closing the engine closes the store.
      */
-    public static LockEngine create(LockStore store, EngineConfig config) {
-        return new LockEngine(store, null, null, config);
-    }
-
-    /**
-     * Starts an engine over the stores of a backend with every primitive: locks over {@code store}, read-write locks
-     * and semaphores over {@code claims}, count-down latches over {@code counters}. Closing the engine closes them.
-     */
-    public static LockEngine create(LockStore store, ClaimStore claims, CounterStore counters, EngineConfig config) {
-        return new LockEngine(
-                store, Objects.requireNonNull(claims, "claims"), Objects.requireNonNull(counters, "counters"), config);
+    public static <S extends ClaimStore & ClaimAdmin> LockEngine create(S store, EngineConfig config) {
+        return new LockEngine(store, store, config);
     }
 
     private void tickWatchdogs() {
@@ -159,7 +161,7 @@ public final class LockEngine implements LockClient {
     @Override
     public DistributedReadWriteLock readWriteLock(String name) {
         ensureOpen();
-        return new EngineReadWriteLock(this, claims("read-write locks"), Checks.name(name));
+        return new EngineReadWriteLock(this, claims("read-write locks", Claim.Kind.READ_WRITE_LOCK), Checks.name(name));
     }
 
     @Override
@@ -169,7 +171,7 @@ public final class LockEngine implements LockClient {
         if (permits < 1) {
             throw new IllegalArgumentException("permits must be positive: " + permits);
         }
-        return new EngineSemaphore(this, claims("semaphores"), checked, permits);
+        return new EngineSemaphore(this, claims("semaphores", Claim.Kind.SEMAPHORE), checked, permits);
     }
 
     @Override
@@ -183,9 +185,9 @@ public final class LockEngine implements LockClient {
         return new EngineLatch(this, c, checked, config.latchExpiry(), ticker);
     }
 
-    private ClaimEngine claims(String what) {
+    private ClaimEngine claims(String what, Claim.Kind kind) {
         ClaimEngine c = claims;
-        if (c == null) {
+        if (c == null || !kinds.contains(kind)) {
             throw unsupported(what);
         }
         return c;
@@ -242,7 +244,7 @@ public final class LockEngine implements LockClient {
         for (HoldImpl h : held) {
             if (h.finish(HoldImpl.RELEASED)) {
                 try {
-                    var unused = store.release(h.state.key, h.storeOwner);
+                    var unused = store.release(h.heldClaim());
                 } catch (RuntimeException e) {
                     log.warn("distlock: could not release '{}' on close; it expires with its lease", h.name(), e);
                 }
@@ -254,14 +256,6 @@ public final class LockEngine implements LockClient {
         ClaimEngine c = claims;
         if (c != null) {
             c.close();
-        }
-        CounterStore counterStore = counters;
-        if (counterStore != null) {
-            try {
-                counterStore.close();
-            } catch (RuntimeException e) {
-                log.warn("distlock: closing the counter store failed", e);
-            }
         }
         try {
             store.close();
@@ -345,7 +339,7 @@ public final class LockEngine implements LockClient {
             }
         }
         LockKey key = new LockKey(lock.name());
-        return call("isLocked", key, () -> store.inspect(key)).isPresent();
+        return admin.inspectKey(key).isPresent();
     }
 
     /** Runs one watchdog tick now; for tests that drive time by hand. */

@@ -1,7 +1,7 @@
 package io.distlock.internal;
 
-import io.distlock.spi.HeldLock;
-import io.distlock.spi.LockStore;
+import io.distlock.spi.ClaimStore;
+import io.distlock.spi.HeldClaim;
 import io.distlock.spi.SessionHolds;
 import java.time.Duration;
 import java.util.Collection;
@@ -32,20 +32,20 @@ import org.slf4j.LoggerFactory;
  *   that found several holds lost tells them all before it ends any, since ending one is a round trip.
  */
 /** The leases and losses of a {@link LockEngine}'s holds: renewal, fixed-lease timers, telling lost holds. */
-final class LockLeases implements Watchdog.Engine<HoldImpl, HeldLock> {
+final class LockLeases implements Watchdog.Engine<HoldImpl, HeldClaim> {
     private static final Logger log = LoggerFactory.getLogger(LockLeases.class);
     private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final LockEngine engine;
-    private final LockStore store;
+    private final ClaimStore store;
     private final @Nullable SessionHolds sessionHolds;
     private final Ticker ticker;
     private final LockMetrics metrics;
     private final ScheduledThreadPoolExecutor scheduler;
     private final long watchdogTickNanos;
-    final Watchdog<HoldImpl, HeldLock> watchdog;
+    final Watchdog<HoldImpl, HeldClaim> watchdog;
 
-    LockLeases(LockEngine engine, LockStore store, EngineConfig config, ScheduledThreadPoolExecutor scheduler) {
+    LockLeases(LockEngine engine, ClaimStore store, EngineConfig config, ScheduledThreadPoolExecutor scheduler) {
         this.engine = engine;
         this.store = store;
         this.sessionHolds = store instanceof SessionHolds sh ? sh : null;
@@ -61,7 +61,7 @@ final class LockLeases implements Watchdog.Engine<HoldImpl, HeldLock> {
     }
 
     @Override
-    public Set<HeldLock> renew(Collection<HeldLock> holds, Duration lease) {
+    public Set<HeldClaim> renew(Collection<HeldClaim> holds, Duration lease) {
         return store.renew(holds, lease);
     }
 
@@ -180,7 +180,7 @@ final class LockLeases implements Watchdog.Engine<HoldImpl, HeldLock> {
 
     private void abandonHoldQuietly(HoldImpl h) {
         try {
-            Objects.requireNonNull(sessionHolds, "no session holds").abandonHold(h.heldLock());
+            Objects.requireNonNull(sessionHolds, "no session holds").abandonHold(h.heldClaim());
         } catch (RuntimeException e) {
             log.warn(
                     "distlock: could not clean up after lost '{}' for {}; it expires with its lease",

@@ -2,10 +2,11 @@ package io.distlock.internal;
 
 import static io.distlock.internal.StoreCalls.storeFailure;
 
+import io.distlock.spi.Claim;
+import io.distlock.spi.ClaimStore;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.HandsOff;
 import io.distlock.spi.Lease;
-import io.distlock.spi.LockStore;
 import io.distlock.spi.OwnerId;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -29,7 +30,7 @@ import org.jspecify.annotations.Nullable;
 /** The release half of a {@link LockEngine}: unlock, release, hand-off and succession to a local waiter. */
 final class LockReleaser {
     private final LockEngine engine;
-    private final LockStore store;
+    private final ClaimStore store;
     private final @Nullable HandsOff handOffs;
     private final boolean queueOrdered;
     private final EngineConfig config;
@@ -38,7 +39,7 @@ final class LockReleaser {
     private final LockLeases leases;
     private final Lease renewedLease;
 
-    LockReleaser(LockEngine engine, LockStore store, EngineConfig config, LockLeases leases) {
+    LockReleaser(LockEngine engine, ClaimStore store, EngineConfig config, LockLeases leases) {
         this.engine = engine;
         this.store = store;
         this.handOffs = store instanceof HandsOff h ? h : null;
@@ -155,7 +156,7 @@ final class LockReleaser {
         }
         boolean released;
         try {
-            released = store.release(s.key, h.storeOwner);
+            released = store.release(h.heldClaim());
         } catch (RuntimeException e) {
             clearHolder(s, h);
             throw storeFailure("release", s.key, e);
@@ -176,7 +177,9 @@ final class LockReleaser {
         RuntimeException failure = null;
         try {
             HandsOff h = Objects.requireNonNull(handOffs, "a hand-off without the ability");
-            answer = Objects.requireNonNull(h.handOff(s.key, from.storeOwner, to.owner, lease), "handOff answer");
+            answer = Objects.requireNonNull(
+                    h.handOff(Claim.lock(s.key, to.owner, lease, config.handOffLimit()), from.storeOwner),
+                    "handOff answer");
         } catch (RuntimeException e) {
             answer = HandOff.notHeld();
             failure = e;
