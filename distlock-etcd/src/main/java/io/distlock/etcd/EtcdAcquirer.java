@@ -12,6 +12,7 @@ import io.distlock.etcd.EtcdLeases.Refresh;
 import io.distlock.etcd.EtcdRequests.RequestFailedException;
 import io.distlock.internal.Ticker;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.Claim;
 import io.distlock.spi.Lease;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
@@ -79,7 +80,11 @@ final class EtcdAcquirer {
         this.ticker = ticker;
     }
 
-    Attempt tryAcquire(LockKey key, OwnerId owner, Lease lease, boolean queue) {
+    Attempt tryAcquire(Claim claim, boolean queue) {
+        LockKey key = claim.key();
+        OwnerId owner = claim.owner();
+        Lease lease = claim.lease();
+        int spare = EtcdLockStore.spareTokens(claim);
         long start = ticker.read();
         String path = keys.ownerKey(key.name(), owner.value());
         long comeBack =
@@ -94,13 +99,13 @@ final class EtcdAcquirer {
                 // event will wake us. A grant is always confirmed by etcd below.
                 return Attempt.busy(Duration.ofNanos(comeBack));
             }
-            Attempt a = recheck(key, path, known, start, lease, queue, comeBack);
+            Attempt a = recheck(key, path, known, start, lease, spare, queue, comeBack);
             if (a != null) {
                 return a;
             }
             // our queue entry is gone (its lease ran out, or it was deleted behind our back): queue again
         }
-        return enqueue(key, owner, path, lease, queue, start, comeBack);
+        return enqueue(key, owner, path, lease, spare, queue, start, comeBack);
     }
 
     /**
@@ -108,7 +113,7 @@ final class EtcdAcquirer {
      * head of the queue. Returns null if the waiter's key is gone.
      */
     private @Nullable Attempt recheck(
-            LockKey key, String path, Entry known, long start, Lease lease, boolean queue, long comeBack) {
+            LockKey key, String path, Entry known, long start, Lease lease, int spare, boolean queue, long comeBack) {
         Refresh keepAlive = leases.refreshIfDue(known.lease, start);
         ByteSequence k = bytes(path);
         TxnResponse r = requests.await(
@@ -142,7 +147,7 @@ final class EtcdAcquirer {
         KeyValue head = first(gets.get(1));
         if (head != null && head.getCreateRevision() == known.revision) {
             entries.granted(path, known.grant(start), lease.length());
-            return Attempt.acquired(known.revision);
+            return Attempt.acquired(known.revision, spare);
         }
         if (!queue) {
             requests.deleteIfRevision(k, known.revision);
@@ -157,7 +162,7 @@ final class EtcdAcquirer {
 
     /** Writes the owner's key if it has none (one transaction that also reads the head of the queue). */
     private Attempt enqueue(
-            LockKey key, OwnerId owner, String path, Lease lease, boolean queue, long start, long comeBack) {
+            LockKey key, OwnerId owner, String path, Lease lease, int spare, boolean queue, long start, long comeBack) {
         ByteSequence k = bytes(path);
         ByteSequence prefix = bytes(keys.namePrefix(key.name()));
         ByteSequence value = bytes(EtcdKeys.value(owner, lease.length()));
@@ -202,7 +207,7 @@ final class EtcdAcquirer {
                 if (head != null && head.getCreateRevision() == myRevision) {
                     entries.granted(path, new Entry(myRevision, leaseRef, true, start), lease.length());
                     choice.kept();
-                    return Attempt.acquired(myRevision);
+                    return Attempt.acquired(myRevision, spare);
                 }
                 if (!queue) {
                     requests.deleteIfRevision(k, myRevision);

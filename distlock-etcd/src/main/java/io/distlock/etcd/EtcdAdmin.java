@@ -7,6 +7,7 @@ import static io.distlock.etcd.EtcdRequests.first;
 import io.distlock.LockInfo;
 import io.distlock.etcd.EtcdRequests.RequestFailedException;
 import io.distlock.spi.LockKey;
+import io.distlock.spi.OwnerId;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Lease;
@@ -42,12 +43,20 @@ import java.util.concurrent.CompletableFuture;
  *
  * Forced release
  *   Deletes the head's key, owner-checked by its create revision, so a hold that changed meanwhile is not taken for
- *   the one read; the next in line becomes the holder. It retries a few times while the holder keeps changing.
+ *   the one read; the next in line becomes the holder. It retries a few times while the holder keeps changing. The
+ *   release of one owner's hold does the same only while that owner's key is the head: an owner whose key waits in
+ *   the queue holds nothing, and keeps its place.
+ *
+ * Free or held
+ *   A lock is held exactly while its name has a key: the head holds it, whether or not its owner has seen the grant
+ *   yet. available counts the keys without reading them.
  */
 /** The operator's view of the etcd store: inspect, list, forced release. */
 final class EtcdAdmin {
     private static final int LIST_PAGE = 1000;
     private static final int FORCE_ROUNDS = 5;
+    private static final GetOption COUNT =
+            GetOption.builder().isPrefix(true).withCountOnly(true).build();
 
     private final EtcdRequests requests;
     private final EtcdKeys keys;
@@ -138,6 +147,30 @@ final class EtcdAdmin {
             }
         }
         throw new RequestFailedException("etcd: the holder of '" + key.name() + "' kept changing; try again", null);
+    }
+
+    Optional<LockInfo> forceRelease(LockKey key, OwnerId owner) {
+        String ownKey = keys.ownerKey(key.name(), owner.value());
+        for (int i = 0; i < FORCE_ROUNDS; i++) {
+            GetResponse r = requests.await(
+                    requests.kv().get(bytes(keys.namePrefix(key.name())), HEAD_WITH_VALUE), "forceRelease");
+            KeyValue head = first(r);
+            if (head == null || !head.getKey().equals(bytes(ownKey))) {
+                return Optional.empty();
+            }
+            Duration left = remaining(head);
+            if (requests.deleteIfRevision(head.getKey(), head.getCreateRevision())) {
+                return Optional.of(info(key.name(), head, r.getCount() - 1, left));
+            }
+        }
+        throw new RequestFailedException(
+                "etcd: the hold of '" + owner.value() + "' on '" + key.name() + "' kept changing; try again", null);
+    }
+
+    /** 1 when nobody holds the lock, 0 when somebody does. */
+    int available(LockKey key) {
+        GetResponse r = requests.await(requests.kv().get(bytes(keys.namePrefix(key.name())), COUNT), "available");
+        return r.getCount() == 0 ? 1 : 0;
     }
 
     private LockInfo info(String name, KeyValue head, long waiters, Duration left) {

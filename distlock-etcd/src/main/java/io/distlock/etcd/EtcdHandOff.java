@@ -11,6 +11,7 @@ import io.distlock.etcd.EtcdLeases.LeaseRef;
 import io.distlock.etcd.EtcdLeases.Refresh;
 import io.distlock.etcd.EtcdRequests.RequestFailedException;
 import io.distlock.internal.Ticker;
+import io.distlock.spi.Claim;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.Lease;
 import io.distlock.spi.LockKey;
@@ -71,7 +72,10 @@ final class EtcdHandOff {
         this.ticker = ticker;
     }
 
-    HandOff handOff(LockKey key, OwnerId from, OwnerId to, Lease lease) {
+    HandOff handOff(Claim claim, OwnerId from) {
+        LockKey key = claim.key();
+        OwnerId to = claim.owner();
+        Lease lease = claim.lease();
         long start = ticker.read();
         String fromPath = keys.ownerKey(key.name(), from.value());
         String toPath = keys.ownerKey(key.name(), to.value());
@@ -160,7 +164,7 @@ final class EtcdHandOff {
                 }
                 if (confirmed && head != null && head.getCreateRevision() == revision) {
                     entries.granted(toPath, new Entry(revision, leaseRef, true, start), lease.length());
-                    return HandOff.granted(revision);
+                    return HandOff.granted(revision, EtcdLockStore.spareTokens(claim));
                 }
                 entries.queued(toPath, new Entry(revision, leaseRef, false, start));
                 return HandOff.queued();

@@ -6,12 +6,13 @@ import io.distlock.LockInfo;
 import io.distlock.etcd.EtcdEntries.Entry;
 import io.distlock.internal.Ticker;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.Claim;
+import io.distlock.spi.ClaimAdmin;
+import io.distlock.spi.ClaimStore;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.HandsOff;
-import io.distlock.spi.HeldLock;
-import io.distlock.spi.Lease;
+import io.distlock.spi.HeldClaim;
 import io.distlock.spi.LockKey;
-import io.distlock.spi.LockStore;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.QueueOrdered;
 import io.distlock.spi.Subscription;
@@ -38,17 +39,23 @@ import org.slf4j.LoggerFactory;
  *   counter for the whole keyspace that only grows, so every grant's token is greater than every earlier grant's,
  *   across client and server restarts that keep the data.
  *
+ * Claims
+ *   The store keeps locks only (kinds: LOCK): a claim is an exclusive claim of one permit, its key and owner name the
+ *   key written, its Lease says which etcd lease the key goes on. A grant reserves no spare tokens, whatever the claim
+ *   asks: etcd assigns the create revision, so no token after it can be set aside for local successions, and every
+ *   new holder of the client (a hand-off included) takes a fresh key in etcd's order.
+ *
  * The parts
  *   EtcdAcquirer: enqueue, re-check and grant (tryAcquire). EtcdHandOff: a hold passed between two owners of this
  *   client in one transaction. EtcdRenewal: the watchdog's batched keep-alive and key check. EtcdLeases: the shared
  *   watchdog lease and the per-hold leases of fixed leases. EtcdEntries: what this client knows of its own keys.
- *   EtcdWatches: one watch per name, waking waiters and mirroring the queue. EtcdAdmin: inspect, list, forced release.
+ *   EtcdWatches: one watch per name, waking waiters and mirroring the queue. EtcdAdmin: inspect, list, forced release, free or held.
  *   EtcdRequests: the round trips they all share. This class wires them and does the two steps that are one request.
  *
  * Release and abandon
  *   release is a plain delete of the owner's key with prev_kv, not a transaction: the key names its owner, so it
- *   cannot touch another owner's key, and the deleted key's create revision says whether it was the hold this client
- *   was granted. An uncontended acquire and release is one transaction and one delete, the fewest Raft writes a lock
+ *   cannot touch another owner's key, and the deleted key's create revision says whether it was the hold being
+ *   released (its fencing token). An uncontended acquire and release is one transaction and one delete, the fewest Raft writes a lock
  *   can do. abandon deletes the waiter's key, which also deletes a grant the engine never saw: a waiter that gave up
  *   can never become the holder later (jetcd issue #291).
  *
@@ -56,9 +63,10 @@ import org.slf4j.LoggerFactory;
  *   Closing stops the watches and revokes every lease of this client, which deletes every key on them: waiters'
  *   entries, and holds the engine could not release.
  */
-/** The etcd {@link LockStore}: one key per owner, FIFO by create revision, revision fencing. */
-final class EtcdLockStore implements LockStore, QueueOrdered, HandsOff {
+/** The etcd {@link ClaimStore} of locks: one key per owner, FIFO by create revision, revision fencing. */
+final class EtcdLockStore implements ClaimStore, ClaimAdmin, QueueOrdered, HandsOff {
     private static final Logger log = LoggerFactory.getLogger(EtcdLockStore.class);
+    private static final int MAX_SPARE_TOKENS = 0; // a token is a create revision etcd assigns: none can be set aside
     private static final DeleteOption PREV_KV =
             DeleteOption.builder().withPrevKV(true).build();
 
@@ -103,16 +111,26 @@ final class EtcdLockStore implements LockStore, QueueOrdered, HandsOff {
         return keys;
     }
 
-    @Override
-    public Attempt tryAcquire(LockKey key, OwnerId owner, Lease lease, boolean queue) {
-        ensureOpen();
-        return acquirer.tryAcquire(key, owner, lease, queue);
+    /** How many of the spare tokens a claim asks for a grant reserves: none (see MAX_SPARE_TOKENS). */
+    static int spareTokens(Claim claim) {
+        return Math.min(claim.spareTokens(), MAX_SPARE_TOKENS);
     }
 
     @Override
-    public void abandon(LockKey key, OwnerId owner) {
+    public Set<Claim.Kind> kinds() {
+        return Set.of(Claim.Kind.LOCK);
+    }
+
+    @Override
+    public Attempt tryAcquire(Claim claim, boolean queue) {
         ensureOpen();
-        String path = keys.ownerKey(key.name(), owner.value());
+        return acquirer.tryAcquire(claim, queue);
+    }
+
+    @Override
+    public void abandon(Claim claim) {
+        ensureOpen();
+        String path = keys.ownerKey(claim.key().name(), claim.owner().value());
         Entry e = entries.remove(path);
         var unused = requests.await(requests.kv().delete(bytes(path)), "abandon");
         if (e != null) {
@@ -121,12 +139,12 @@ final class EtcdLockStore implements LockStore, QueueOrdered, HandsOff {
     }
 
     @Override
-    public boolean release(LockKey key, OwnerId owner) {
+    public boolean release(HeldClaim hold) {
         ensureOpen();
-        String path = keys.ownerKey(key.name(), owner.value());
+        String path = keys.ownerKey(hold.key().name(), hold.owner().value());
         Entry e = entries.get(path);
         // a plain delete of the owner's own key: the key names its owner, so this can never touch another owner's key,
-        // and the deleted key's create revision tells whether it was the hold we granted
+        // and the deleted key's create revision tells whether it was this hold (its fencing token)
         DeleteResponse r = requests.await(requests.kv().delete(bytes(path), PREV_KV), "release");
         entries.forget(path, e);
         List<KeyValue> gone = r.getPrevKvs();
@@ -134,22 +152,27 @@ final class EtcdLockStore implements LockStore, QueueOrdered, HandsOff {
             return false;
         }
         long revision = gone.get(0).getCreateRevision();
-        if (e != null && revision != e.revision) {
-            // not the hold (it ended), but a key of this owner that we did not know of: gone too now, as it should be
-            log.debug("distlock: release of {} found key revision {}, not the hold's {}", path, revision, e.revision);
+        if (revision != hold.fencingToken()) {
+            // not the hold (it ended), but a key of this owner that it no longer counts on: gone too now, as it should
+            // be
+            log.debug(
+                    "distlock: release of {} found key revision {}, not the hold's {}",
+                    path,
+                    revision,
+                    hold.fencingToken());
             return false;
         }
         return true;
     }
 
     @Override
-    public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Lease lease) {
+    public HandOff handOff(Claim to, OwnerId from) {
         ensureOpen();
-        return handOff.handOff(key, from, to, lease);
+        return handOff.handOff(to, from);
     }
 
     @Override
-    public Set<HeldLock> renew(Collection<HeldLock> holds, Duration lease) {
+    public Set<HeldClaim> renew(Collection<HeldClaim> holds, Duration lease) {
         ensureOpen();
         return renewal.renew(holds);
     }
@@ -176,6 +199,18 @@ final class EtcdLockStore implements LockStore, QueueOrdered, HandsOff {
     public Optional<LockInfo> forceRelease(LockKey key) {
         ensureOpen();
         return admin.forceRelease(key);
+    }
+
+    @Override
+    public Optional<LockInfo> forceRelease(LockKey key, OwnerId owner) {
+        ensureOpen();
+        return admin.forceRelease(key, owner);
+    }
+
+    @Override
+    public int available(LockKey key, Claim.Kind kind, int size) {
+        ensureOpen();
+        return admin.available(key);
     }
 
     private void ensureOpen() {

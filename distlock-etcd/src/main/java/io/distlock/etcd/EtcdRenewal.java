@@ -7,7 +7,7 @@ import static io.distlock.etcd.EtcdRequests.first;
 import io.distlock.etcd.EtcdEntries.Entry;
 import io.distlock.etcd.EtcdLeases.LeaseRef;
 import io.distlock.internal.Ticker;
-import io.distlock.spi.HeldLock;
+import io.distlock.spi.HeldClaim;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
@@ -68,16 +68,16 @@ final class EtcdRenewal {
         this.watchdogLease = watchdogLease;
     }
 
-    Set<HeldLock> renew(Collection<HeldLock> holds) {
+    Set<HeldClaim> renew(Collection<HeldClaim> holds) {
         if (holds.isEmpty()) {
             return Set.of();
         }
-        List<HeldLock> batch = new ArrayList<>(holds);
+        List<HeldClaim> batch = new ArrayList<>(holds);
         // keep alive each lease the holds are on (the shared one, nearly always), pipelined with the key check
         Map<LeaseRef, CompletableFuture<LeaseKeepAliveResponse>> keepAlives = new HashMap<>(); // identity equality
         long sent = ticker.read();
         List<@Nullable Entry> known = new ArrayList<>(batch.size());
-        for (HeldLock h : batch) {
+        for (HeldClaim h : batch) {
             Entry e = entries.get(path(h));
             known.add(e);
             if (e != null && !keepAlives.containsKey(e.lease)) {
@@ -86,7 +86,7 @@ final class EtcdRenewal {
         }
         List<CompletableFuture<TxnResponse>> reads = new ArrayList<>();
         for (int from = 0; from < batch.size(); from += MAX_TXN_OPS) {
-            List<HeldLock> chunk = batch.subList(from, Math.min(batch.size(), from + MAX_TXN_OPS));
+            List<HeldClaim> chunk = batch.subList(from, Math.min(batch.size(), from + MAX_TXN_OPS));
             Op[] ops = new Op[chunk.size()];
             for (int i = 0; i < ops.length; i++) {
                 ops[i] = Op.get(bytes(path(chunk.get(i))), KEY_ONLY);
@@ -124,9 +124,9 @@ final class EtcdRenewal {
             retireUnconfirmed(keepAlives.keySet());
             throw failure;
         }
-        Set<HeldLock> gone = new HashSet<>();
+        Set<HeldClaim> gone = new HashSet<>();
         for (int i = 0; i < batch.size(); i++) {
-            HeldLock h = batch.get(i);
+            HeldClaim h = batch.get(i);
             Entry e = known.get(i);
             KeyValue kvNow = found.get(i);
             boolean alive = e != null
@@ -153,7 +153,7 @@ final class EtcdRenewal {
         }
     }
 
-    private String path(HeldLock h) {
+    private String path(HeldClaim h) {
         return keys.ownerKey(h.key().name(), h.owner().value());
     }
 }
