@@ -153,8 +153,7 @@ final class EtcdLockStore implements ClaimStore, ClaimAdmin, QueueOrdered, Hands
         }
         long revision = gone.get(0).getCreateRevision();
         if (revision != hold.fencingToken()) {
-            // not the hold (it ended), but a key of this owner that it no longer counts on: gone too now, as it should
-            // be
+            // not the hold (it ended), but a key of this owner that it no longer counts on: deleted, as it should be
             log.debug(
                     "distlock: release of {} found key revision {}, not the hold's {}",
                     path,
