@@ -93,21 +93,9 @@ final class LockAcquirer {
         this.waiters = new LockWaiters(engine, store, config, leases);
     }
 
-    void acquireUninterruptibly(EngineLock lock, @Nullable Duration fixedLease) {
-        try {
-            var unused = acquire(lock, threadOwner(), true, fixedLease, FOREVER, false);
-        } catch (InterruptedException e) {
-            throw new AssertionError("uninterruptible acquire was interrupted", e);
-        }
-    }
-
+    /** Acquires {@code lock} for {@code owner}; null when the wait ran out (or the one attempt of a wait of 0 was busy). */
     @Nullable
-    HoldImpl acquire(EngineLock lock, OwnerId owner, boolean threadView, @Nullable Duration fixedLease, long waitNanos)
-            throws InterruptedException {
-        return acquire(lock, owner, threadView, fixedLease, waitNanos, true);
-    }
-
-    private @Nullable HoldImpl acquire(
+    HoldImpl acquire(
             EngineLock lock,
             OwnerId owner,
             boolean threadView,
@@ -403,9 +391,5 @@ final class LockAcquirer {
 
     private void ensureOpen() {
         engine.ensureOpen();
-    }
-
-    private OwnerId threadOwner() {
-        return engine.threadOwner();
     }
 }

@@ -53,9 +53,11 @@ import org.slf4j.LoggerFactory;
  *   "<clientId>:h<n>" and may be released by any thread.
  *
  * The parts
- *   LockAcquirer: attempts, local waiting, wake-ups, grants that come with the wake-up. LockReleaser: release,
- *   hand-off and succession to a local waiter. LockLeases: the Watchdog, fixed-lease timers, telling lost holds.
- *   StoreCalls: how a store's failure reaches the caller.
+ *   EngineLock (a LockView): the DistributedLock a caller holds. LockAcquirer: re-entry and the attempt loop.
+ *   LockWaiters: the local queue, wake-ups, grants that come with the wake-up. LockReleaser: release, hand-off and
+ *   succession to a local waiter. LockLeases (a HoldKeeper): leases, the release in the store, loss. NameStates with
+ *   LockState: the per-name states and their transitions. StoreCalls: how a store's failure reaches the caller. The
+ *   claims' parts (ClaimEngine) share HoldKeeper, NameStates, EngineHold and LockView.
  */
 /**
  * The shared implementation of {@link LockClient} over a {@link ClaimStore}. A backend's public client delegates to
@@ -312,14 +314,16 @@ public final class LockEngine implements LockClient {
         return states.size();
     }
 
-    void acquireUninterruptibly(EngineLock lock, @Nullable Duration fixedLease) {
-        acquirer.acquireUninterruptibly(lock, fixedLease);
-    }
-
     @Nullable
-    HoldImpl acquire(EngineLock lock, OwnerId owner, boolean threadView, @Nullable Duration fixedLease, long waitNanos)
+    HoldImpl acquire(
+            EngineLock lock,
+            OwnerId owner,
+            boolean threadView,
+            @Nullable Duration fixedLease,
+            long waitNanos,
+            boolean interruptible)
             throws InterruptedException {
-        return acquirer.acquire(lock, owner, threadView, fixedLease, waitNanos);
+        return acquirer.acquire(lock, owner, threadView, fixedLease, waitNanos, interruptible);
     }
 
     boolean isClosed() {
