@@ -63,19 +63,16 @@ final class ClaimAcquirer {
     }
 
     /**
-     * Acquires {@code permits} of {@code view} for {@code owner}. Returns null when the wait ran out (or, for a wait
-     * of 0, when the one attempt was busy).
+     * Acquires {@code permits} of {@code view} as {@code call} asks. Returns null when the wait ran out (or, for a
+     * wait of 0, when the one attempt was busy).
      */
     @Nullable
-    ClaimHold acquire(
-            ClaimView view,
-            int permits,
-            OwnerId owner,
-            boolean threadView,
-            @Nullable Duration fixedLease,
-            long waitNanos,
-            boolean interruptible)
-            throws InterruptedException {
+    ClaimHold acquire(ClaimView view, int permits, AcquireCall call) throws InterruptedException {
+        OwnerId owner = call.owner();
+        boolean threadView = call.threadView();
+        Duration fixedLease = call.fixedLease();
+        long waitNanos = call.waitNanos();
+        boolean interruptible = call.interruptible();
         engine.ensureOpen();
         long start = ticker.read();
         ClaimState s = states.enter(view.name);
@@ -264,7 +261,7 @@ final class ClaimAcquirer {
         try {
             return d.toNanos();
         } catch (ArithmeticException e) {
-            return Long.MAX_VALUE / 4;
+            return AcquireCall.FOREVER;
         }
     }
 }

@@ -4,7 +4,6 @@ import io.distlock.spi.ClaimStore;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.Mode;
 import io.distlock.spi.OwnerId;
-import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 import org.jspecify.annotations.Nullable;
 
@@ -67,21 +66,10 @@ final class ClaimEngine {
 
     // ---------------------------------------------------------------- acquire
 
-    /**
-     * Acquires {@code permits} of {@code view} for {@code owner}. Returns null when the wait ran out (or, for a wait
-     * of 0, when the one attempt was busy).
-     */
+    /** See {@link ClaimAcquirer#acquire}. */
     @Nullable
-    ClaimHold acquire(
-            ClaimView view,
-            int permits,
-            OwnerId owner,
-            boolean threadView,
-            @Nullable Duration fixedLease,
-            long waitNanos,
-            boolean interruptible)
-            throws InterruptedException {
-        return acquirer.acquire(view, permits, owner, threadView, fixedLease, waitNanos, interruptible);
+    ClaimHold acquire(ClaimView view, int permits, AcquireCall call) throws InterruptedException {
+        return acquirer.acquire(view, permits, call);
     }
 
     // ---------------------------------------------------------------- release

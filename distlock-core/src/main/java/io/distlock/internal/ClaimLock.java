@@ -2,8 +2,6 @@ package io.distlock.internal;
 
 import io.distlock.DistributedLock;
 import io.distlock.spi.Mode;
-import io.distlock.spi.OwnerId;
-import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /** The read or the write view of a {@link EngineReadWriteLock}: a {@link DistributedLock} over a {@link ClaimEngine}. */
@@ -24,10 +22,8 @@ final class ClaimLock extends LockView {
 
     @Override
     @Nullable
-    ClaimHold acquire(
-            OwnerId owner, boolean threadView, @Nullable Duration fixedLease, long waitNanos, boolean interruptible)
-            throws InterruptedException {
-        return engine.acquire(view, 1, owner, threadView, fixedLease, waitNanos, interruptible);
+    ClaimHold acquire(AcquireCall call) throws InterruptedException {
+        return engine.acquire(view, 1, call);
     }
 
     /** The thread's valid hold of this view's mode. */

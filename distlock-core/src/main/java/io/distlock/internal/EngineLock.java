@@ -1,8 +1,6 @@
 package io.distlock.internal;
 
 import io.distlock.DistributedLock;
-import io.distlock.spi.OwnerId;
-import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /** The one {@link DistributedLock} implementation of a plain or fair lock: a view of a name on a {@link LockEngine}. */
@@ -25,10 +23,8 @@ final class EngineLock extends LockView {
 
     @Override
     @Nullable
-    HoldImpl acquire(
-            OwnerId owner, boolean threadView, @Nullable Duration fixedLease, long waitNanos, boolean interruptible)
-            throws InterruptedException {
-        return host.acquire(this, owner, threadView, fixedLease, waitNanos, interruptible);
+    HoldImpl acquire(AcquireCall call) throws InterruptedException {
+        return host.acquire(this, call);
     }
 
     /** The thread's active hold, valid or not: its fencing token stays readable until the loss is found. */

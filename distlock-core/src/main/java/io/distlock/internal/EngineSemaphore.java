@@ -1,5 +1,7 @@
 package io.distlock.internal;
 
+import static io.distlock.internal.AcquireCall.FOREVER;
+
 import io.distlock.DistributedSemaphore;
 import io.distlock.LockListener;
 import io.distlock.PermitHold;
@@ -11,8 +13,6 @@ import java.util.Optional;
 
 /** A semaphore: shared claims of permits of its size on a {@link ClaimEngine}, each an owned, leased hold. */
 final class EngineSemaphore implements DistributedSemaphore {
-    private static final long FOREVER = Long.MAX_VALUE / 4;
-
     private final LockEngine host;
     private final ClaimEngine engine;
     private final ClaimView view;
@@ -41,7 +41,7 @@ final class EngineSemaphore implements DistributedSemaphore {
     @Override
     public PermitHold acquire(int permits) throws InterruptedException {
         int n = checkPermits(permits);
-        ClaimHold h = engine.acquire(view, n, host.newHoldOwner(), false, null, FOREVER, true);
+        ClaimHold h = engine.acquire(view, n, AcquireCall.ofHandle(host.newHoldOwner(), null, FOREVER));
         return Objects.requireNonNull(h, "an unbounded wait returned no hold");
     }
 
@@ -49,7 +49,7 @@ final class EngineSemaphore implements DistributedSemaphore {
     public Optional<PermitHold> tryAcquire(int permits) {
         int n = checkPermits(permits);
         try {
-            return Optional.ofNullable(engine.acquire(view, n, host.newHoldOwner(), false, null, 0, true));
+            return Optional.ofNullable(engine.acquire(view, n, AcquireCall.ofHandle(host.newHoldOwner(), null, 0)));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt(); // a try without waiting never parks; keep the flag the store saw
             return Optional.empty();
@@ -60,7 +60,7 @@ final class EngineSemaphore implements DistributedSemaphore {
     public Optional<PermitHold> tryAcquire(int permits, Duration wait) throws InterruptedException {
         int n = checkPermits(permits);
         long waitNanos = Checks.waitNanos(wait, "wait");
-        return Optional.ofNullable(engine.acquire(view, n, host.newHoldOwner(), false, null, waitNanos, true));
+        return Optional.ofNullable(engine.acquire(view, n, AcquireCall.ofHandle(host.newHoldOwner(), null, waitNanos)));
     }
 
     @Override
@@ -68,7 +68,8 @@ final class EngineSemaphore implements DistributedSemaphore {
         int n = checkPermits(permits);
         long waitNanos = Checks.waitNanos(wait, "wait");
         Duration fixed = Checks.lease(lease, "lease");
-        return Optional.ofNullable(engine.acquire(view, n, host.newHoldOwner(), false, fixed, waitNanos, true));
+        return Optional.ofNullable(
+                engine.acquire(view, n, AcquireCall.ofHandle(host.newHoldOwner(), fixed, waitNanos)));
     }
 
     @Override

@@ -51,7 +51,6 @@ import org.jspecify.annotations.Nullable;
  */
 /** The acquire half of a {@link LockEngine}: re-entry, the attempt loop and its timing; waiting is {@link LockWaiters}. */
 final class LockAcquirer {
-    private static final long FOREVER = Long.MAX_VALUE / 4;
     private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long POLL_BASE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     private static final long POLL_CAP_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
@@ -93,16 +92,14 @@ final class LockAcquirer {
         this.waiters = new LockWaiters(engine, store, config, leases);
     }
 
-    /** Acquires {@code lock} for {@code owner}; null when the wait ran out (or the one attempt of a wait of 0 was busy). */
+    /** Acquires {@code lock} as {@code call} asks; null when the wait ran out (or a wait of 0's one attempt was busy). */
     @Nullable
-    HoldImpl acquire(
-            EngineLock lock,
-            OwnerId owner,
-            boolean threadView,
-            @Nullable Duration fixedLease,
-            long waitNanos,
-            boolean interruptible)
-            throws InterruptedException {
+    HoldImpl acquire(EngineLock lock, AcquireCall call) throws InterruptedException {
+        OwnerId owner = call.owner();
+        boolean threadView = call.threadView();
+        Duration fixedLease = call.fixedLease();
+        long waitNanos = call.waitNanos();
+        boolean interruptible = call.interruptible();
         ensureOpen();
         long start = ticker.read();
         LockState s = states.enter(lock.name());
@@ -377,7 +374,7 @@ final class LockAcquirer {
         try {
             return d.toNanos();
         } catch (ArithmeticException e) {
-            return FOREVER;
+            return AcquireCall.FOREVER;
         }
     }
 

@@ -13,7 +13,6 @@ import io.distlock.spi.CounterStore;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.ReportsLoss;
-import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -314,16 +313,10 @@ public final class LockEngine implements LockClient {
         return states.size();
     }
 
+    /** See {@link LockAcquirer#acquire}. */
     @Nullable
-    HoldImpl acquire(
-            EngineLock lock,
-            OwnerId owner,
-            boolean threadView,
-            @Nullable Duration fixedLease,
-            long waitNanos,
-            boolean interruptible)
-            throws InterruptedException {
-        return acquirer.acquire(lock, owner, threadView, fixedLease, waitNanos, interruptible);
+    HoldImpl acquire(EngineLock lock, AcquireCall call) throws InterruptedException {
+        return acquirer.acquire(lock, call);
     }
 
     boolean isClosed() {

@@ -1,9 +1,10 @@
 package io.distlock.internal;
 
+import static io.distlock.internal.AcquireCall.FOREVER;
+
 import io.distlock.DistributedLock;
 import io.distlock.LockHold;
 import io.distlock.LockListener;
-import io.distlock.spi.OwnerId;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -18,22 +19,14 @@ import org.jspecify.annotations.Nullable;
  * ({@link ClaimLock}) add how they acquire, release and answer what is held.
  */
 abstract class LockView implements DistributedLock {
-    /** A wait with no end: long enough never to run out, short enough not to overflow a deadline. */
-    static final long FOREVER = Long.MAX_VALUE / 4;
-
     final LockEngine host;
 
     LockView(LockEngine host) {
         this.host = host;
     }
 
-    /**
-     * Acquires for {@code owner}: a thread's hold when {@code threadView}, else a handle's. Returns null when the wait
-     * ran out (or, for a wait of 0, when the one attempt was busy).
-     */
-    abstract @Nullable EngineHold acquire(
-            OwnerId owner, boolean threadView, @Nullable Duration fixedLease, long waitNanos, boolean interruptible)
-            throws InterruptedException;
+    /** Acquires as {@code call} asks; null when the wait ran out (or, for a wait of 0, the one attempt was busy). */
+    abstract @Nullable EngineHold acquire(AcquireCall call) throws InterruptedException;
 
     /** The calling thread's hold, if it has one its fencing token may be read from. */
     abstract @Nullable EngineHold threadHold();
@@ -55,7 +48,7 @@ abstract class LockView implements DistributedLock {
 
     private void acquireUninterruptibly(@Nullable Duration lease) {
         try {
-            var unused = acquire(host.threadOwner(), true, lease, FOREVER, false);
+            var unused = acquire(AcquireCall.ofThread(host.threadOwner(), lease, FOREVER, false));
         } catch (InterruptedException e) {
             throw new AssertionError("uninterruptible acquire was interrupted", e);
         }
@@ -63,13 +56,13 @@ abstract class LockView implements DistributedLock {
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        var unused = acquire(host.threadOwner(), true, null, FOREVER, true);
+        var unused = acquire(AcquireCall.ofThread(host.threadOwner(), null, FOREVER, true));
     }
 
     @Override
     public boolean tryLock() {
         try {
-            return acquire(host.threadOwner(), true, null, 0, true) != null;
+            return acquire(AcquireCall.ofThread(host.threadOwner(), null, 0, true)) != null;
         } catch (InterruptedException e) {
             // a try without waiting never parks; keep the flag if the store call saw one
             Thread.currentThread().interrupt();
@@ -79,14 +72,14 @@ abstract class LockView implements DistributedLock {
 
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        return acquire(host.threadOwner(), true, null, Checks.waitNanos(time, unit), true) != null;
+        return acquire(AcquireCall.ofThread(host.threadOwner(), null, Checks.waitNanos(time, unit), true)) != null;
     }
 
     @Override
     public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
         Duration lease = Checks.lease(leaseTime, unit, "leaseTime");
         long wait = Checks.waitNanos(waitTime, unit);
-        return acquire(host.threadOwner(), true, lease, wait, true) != null;
+        return acquire(AcquireCall.ofThread(host.threadOwner(), lease, wait, true)) != null;
     }
 
     @Override
@@ -112,21 +105,21 @@ abstract class LockView implements DistributedLock {
 
     @Override
     public LockHold acquire() throws InterruptedException {
-        EngineHold h = acquire(host.newHoldOwner(), false, null, FOREVER, true);
+        EngineHold h = acquire(AcquireCall.ofHandle(host.newHoldOwner(), null, FOREVER));
         return Objects.requireNonNull(h, "an unbounded wait returned no hold");
     }
 
     @Override
     public Optional<LockHold> tryAcquire(Duration wait) throws InterruptedException {
         long waitNanos = Checks.waitNanos(wait, "wait");
-        return Optional.ofNullable(acquire(host.newHoldOwner(), false, null, waitNanos, true));
+        return Optional.ofNullable(acquire(AcquireCall.ofHandle(host.newHoldOwner(), null, waitNanos)));
     }
 
     @Override
     public Optional<LockHold> tryAcquire(Duration wait, Duration lease) throws InterruptedException {
         long waitNanos = Checks.waitNanos(wait, "wait");
         Duration checked = Checks.lease(lease, "lease");
-        return Optional.ofNullable(acquire(host.newHoldOwner(), false, checked, waitNanos, true));
+        return Optional.ofNullable(acquire(AcquireCall.ofHandle(host.newHoldOwner(), checked, waitNanos)));
     }
 
     @Override
