@@ -72,14 +72,10 @@ final class LockAcquirer {
     /** Name -> when an attempt for it was last busy; see {@link #recentlyBusy}. Bounded by RECENTLY_BUSY_MAX. */
     private final ConcurrentHashMap<String, Long> recentlyBusy = new ConcurrentHashMap<>();
 
-    LockAcquirer(
-            LockEngine engine,
-            NameStates<HoldImpl, LockState> states,
-            ClaimStore store,
-            EngineConfig config,
-            LockLeases leases) {
+    LockAcquirer(LockEngine engine, EngineConfig config, LockLeases leases) {
+        ClaimStore store = leases.store;
         this.engine = engine;
-        this.states = states;
+        this.states = leases.states;
         this.store = store;
         this.handOffs = store instanceof HandsOff h ? h : null;
         this.queueOrdered = store instanceof QueueOrdered;
@@ -89,7 +85,7 @@ final class LockAcquirer {
         this.ticker = config.ticker();
         this.metrics = config.metrics();
         this.leases = leases;
-        this.waiters = new LockWaiters(engine, store, config, leases);
+        this.waiters = new LockWaiters(engine, config, leases);
     }
 
     /** Acquires {@code lock} as {@code call} asks; null when the wait ran out (or a wait of 0's one attempt was busy). */

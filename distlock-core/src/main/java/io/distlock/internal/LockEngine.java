@@ -101,8 +101,8 @@ public final class LockEngine implements LockClient {
         });
         scheduler.setRemoveOnCancelPolicy(true);
         this.leases = new LockLeases(states, store, config, scheduler);
-        this.releaser = new LockReleaser(this, states, store, config, leases);
-        this.acquirer = new LockAcquirer(this, states, store, config, leases);
+        this.releaser = new LockReleaser(this, config, leases);
+        this.acquirer = new LockAcquirer(this, config, leases);
         this.claims = kinds.contains(Claim.Kind.READ_WRITE_LOCK) || kinds.contains(Claim.Kind.SEMAPHORE)
                 ? new ClaimEngine(this, store, config, scheduler)
                 : null;

@@ -3,11 +3,11 @@ package io.distlock.internal;
 import static io.distlock.internal.StoreCalls.storeFailure;
 
 import io.distlock.spi.Claim;
-import io.distlock.spi.ClaimStore;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.HandsOff;
 import io.distlock.spi.Lease;
 import io.distlock.spi.Mode;
+import io.distlock.spi.QueueOrdered;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -31,7 +31,6 @@ import org.jspecify.annotations.Nullable;
 final class LockReleaser {
     private final LockEngine engine;
     private final NameStates<HoldImpl, LockState> states;
-    private final ClaimStore store;
     private final @Nullable HandsOff handOffs;
     private final boolean queueOrdered;
     private final EngineConfig config;
@@ -40,17 +39,11 @@ final class LockReleaser {
     private final LockLeases leases;
     private final Lease renewedLease;
 
-    LockReleaser(
-            LockEngine engine,
-            NameStates<HoldImpl, LockState> states,
-            ClaimStore store,
-            EngineConfig config,
-            LockLeases leases) {
+    LockReleaser(LockEngine engine, EngineConfig config, LockLeases leases) {
         this.engine = engine;
-        this.states = states;
-        this.store = store;
-        this.handOffs = store instanceof HandsOff h ? h : null;
-        this.queueOrdered = store instanceof io.distlock.spi.QueueOrdered;
+        this.states = leases.states;
+        this.handOffs = leases.store instanceof HandsOff h ? h : null;
+        this.queueOrdered = leases.store instanceof QueueOrdered;
         this.config = config;
         this.ticker = config.ticker();
         this.metrics = config.metrics();

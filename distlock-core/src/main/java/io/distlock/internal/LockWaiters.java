@@ -57,10 +57,10 @@ final class LockWaiters {
     private final Ticker ticker;
     private final LockLeases leases;
 
-    LockWaiters(LockEngine engine, ClaimStore store, EngineConfig config, LockLeases leases) {
+    LockWaiters(LockEngine engine, EngineConfig config, LockLeases leases) {
         this.engine = engine;
-        this.store = store;
-        this.grants = store instanceof GrantsWithWakeUp g ? g : null;
+        this.store = leases.store;
+        this.grants = leases.store instanceof GrantsWithWakeUp g ? g : null;
         this.renewedLease = Lease.renewed(config.watchdogLease());
         this.ticker = config.ticker();
         this.leases = leases;
