@@ -59,9 +59,14 @@ final class ClaimEngine {
         return ticker;
     }
 
-    /** One renewal round for every hold with a renewed lease; the client's scheduler calls it every tick. */
+    /** One renewal round for every hold with a renewed lease; the client's renewal thread calls it every tick. */
     void tick() {
         keeper.watchdog.tick();
+    }
+
+    /** See {@link Watchdog#expireOverdue}; the client's timer thread calls it between ticks. */
+    void expireOverdue() {
+        keeper.expireOverdue();
     }
 
     // ---------------------------------------------------------------- acquire
@@ -69,7 +74,16 @@ final class ClaimEngine {
     /** See {@link ClaimAcquirer#acquire}. */
     @Nullable
     ClaimHold acquire(ClaimView view, int permits, AcquireCall call) throws InterruptedException {
-        return acquirer.acquire(view, permits, call);
+        if (call.waitNanos() <= 0) {
+            return acquirer.acquire(view, permits, call);
+        }
+        WaiterLimit limit = host.waiterLimit();
+        limit.enter("a wait for " + view.describe());
+        try {
+            return acquirer.acquire(view, permits, call);
+        } finally {
+            limit.exit();
+        }
     }
 
     // ---------------------------------------------------------------- release

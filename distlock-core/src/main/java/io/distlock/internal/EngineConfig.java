@@ -15,6 +15,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param handOffLimit how many times in a row a release may hand the lock straight to a waiting thread of the same
  *     client before it releases through the store, giving other clients a chance
  * @param latchExpiry how long a count-down latch's data stays in the store without a change
+ * @param maxWaiters how many acquires and latch awaits of the client may wait at once; one more is refused at once
  */
 public record EngineConfig(
         String clientId,
@@ -22,11 +23,13 @@ public record EngineConfig(
         Ticker ticker,
         LockMetrics metrics,
         int handOffLimit,
-        Duration latchExpiry) {
+        Duration latchExpiry,
+        int maxWaiters) {
 
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
     public static final int DEFAULT_HAND_OFF_LIMIT = 16;
     public static final Duration DEFAULT_LATCH_EXPIRY = Duration.ofDays(1);
+    public static final int DEFAULT_MAX_WAITERS = 10_000;
 
     public EngineConfig {
         Objects.requireNonNull(clientId, "clientId");
@@ -40,6 +43,7 @@ public record EngineConfig(
             throw new IllegalArgumentException("handOffLimit must not be negative: " + handOffLimit);
         }
         Checks.lease(latchExpiry, "latchExpiry");
+        Checks.positive(maxWaiters, "maxWaiters");
     }
 
     /** Defaults with a fresh random client id. */
@@ -50,7 +54,8 @@ public record EngineConfig(
                 Ticker.system(),
                 LockMetrics.NONE,
                 DEFAULT_HAND_OFF_LIMIT,
-                DEFAULT_LATCH_EXPIRY);
+                DEFAULT_LATCH_EXPIRY,
+                DEFAULT_MAX_WAITERS);
     }
 
     /** A random 64-bit id plus the process id, so an operator can tell which process wrote a hold. */
@@ -61,26 +66,30 @@ public record EngineConfig(
     }
 
     public EngineConfig withClientId(String value) {
-        return new EngineConfig(value, watchdogLease, ticker, metrics, handOffLimit, latchExpiry);
+        return new EngineConfig(value, watchdogLease, ticker, metrics, handOffLimit, latchExpiry, maxWaiters);
     }
 
     public EngineConfig withWatchdogLease(Duration value) {
-        return new EngineConfig(clientId, value, ticker, metrics, handOffLimit, latchExpiry);
+        return new EngineConfig(clientId, value, ticker, metrics, handOffLimit, latchExpiry, maxWaiters);
     }
 
     public EngineConfig withTicker(Ticker value) {
-        return new EngineConfig(clientId, watchdogLease, value, metrics, handOffLimit, latchExpiry);
+        return new EngineConfig(clientId, watchdogLease, value, metrics, handOffLimit, latchExpiry, maxWaiters);
     }
 
     public EngineConfig withMetrics(LockMetrics value) {
-        return new EngineConfig(clientId, watchdogLease, ticker, value, handOffLimit, latchExpiry);
+        return new EngineConfig(clientId, watchdogLease, ticker, value, handOffLimit, latchExpiry, maxWaiters);
     }
 
     public EngineConfig withHandOffLimit(int value) {
-        return new EngineConfig(clientId, watchdogLease, ticker, metrics, value, latchExpiry);
+        return new EngineConfig(clientId, watchdogLease, ticker, metrics, value, latchExpiry, maxWaiters);
+    }
+
+    public EngineConfig withMaxWaiters(int value) {
+        return new EngineConfig(clientId, watchdogLease, ticker, metrics, handOffLimit, latchExpiry, value);
     }
 
     public EngineConfig withLatchExpiry(Duration value) {
-        return new EngineConfig(clientId, watchdogLease, ticker, metrics, handOffLimit, value);
+        return new EngineConfig(clientId, watchdogLease, ticker, metrics, handOffLimit, value, maxWaiters);
     }
 }

@@ -100,6 +100,16 @@ final class EngineLatch implements DistributedCountDownLatch {
         if (waitNanos <= 0) {
             return false;
         }
+        WaiterLimit limit = host.waiterLimit();
+        limit.enter("an await of latch '" + key.name() + "'");
+        try {
+            return awaitZero(waitNanos);
+        } finally {
+            limit.exit();
+        }
+    }
+
+    private boolean awaitZero(long waitNanos) throws InterruptedException {
         long deadline = ticker.read() + waitNanos;
         ClaimWaiter.Parked w = new ClaimWaiter.Parked();
         Subscription sub = StoreCalls.call("await", key, () -> store.watchZero(key, w::wake));

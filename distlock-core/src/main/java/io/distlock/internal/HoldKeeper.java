@@ -173,6 +173,11 @@ class HoldKeeper<H extends EngineHold, S extends NameState<H>> implements Watchd
         }
     }
 
+    /** Tells the holds whose lease ended unconfirmed; see {@link Watchdog#expireOverdue}. */
+    void expireOverdue() {
+        watchdog.expireOverdue();
+    }
+
     // ---------------------------------------------------------------- loss
 
     /** The hold ended without its owner's release. Tells listeners once, then ends the hold in the store if needed. */

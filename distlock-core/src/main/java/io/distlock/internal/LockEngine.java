@@ -57,6 +57,17 @@ import org.slf4j.LoggerFactory;
  *   succession to a local waiter. LockLeases (a HoldKeeper): leases, the release in the store, loss. NameStates with
  *   LockState: the per-name states and their transitions. StoreCalls: how a store's failure reaches the caller. The
  *   claims' parts (ClaimEngine) share HoldKeeper, NameStates, EngineHold and LockView.
+ *
+ * Threads
+ *   Two daemon threads per client. The watchdog thread runs the batched renewals (one round trip per tick, which
+ *   may hang as long as the store's own timeout when the store stops answering). The timer thread runs fixed-lease
+ *   ends, early renewals of short grants and, four times per tick, the overdue check (Watchdog.expireOverdue), which
+ *   tells a hold lost as soon as its last confirmed lease ends even while a renewal waits for its answer.
+ *
+ * Limits
+ *   At most EngineConfig.maxWaiters acquires and latch awaits of one client may wait at once (WaiterLimit); one more
+ *   is refused at once with RejectedExecutionException, so a flood of waiters cannot pile up in the client or in the
+ *   store's queues.
  */
 /**
  * The shared implementation of {@link LockClient} over a {@link ClaimStore}. A backend's public client delegates to
@@ -70,7 +81,12 @@ public final class LockEngine implements LockClient {
     private final EngineConfig config;
     private final String clientId;
     private final Ticker ticker;
+    /** Fixed-lease timers, early renewals and the overdue check: never waits for a round trip of the watchdog. */
     private final ScheduledThreadPoolExecutor scheduler;
+    /** The watchdog's batched renewals. */
+    private final ScheduledThreadPoolExecutor renewer;
+
+    private final WaiterLimit waiterLimit;
     private final LockLeases leases;
     private final LockReleaser releaser;
     private final LockAcquirer acquirer;
@@ -94,12 +110,9 @@ public final class LockEngine implements LockClient {
         String id = clientId;
         this.threadOwners = ThreadLocal.withInitial(() -> new OwnerId(id + ":t" + threadId(Thread.currentThread())));
         this.ticker = config.ticker();
-        this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "distlock-watchdog-" + clientId);
-            t.setDaemon(true);
-            return t;
-        });
-        scheduler.setRemoveOnCancelPolicy(true);
+        this.scheduler = daemonExecutor("distlock-timers-" + clientId);
+        this.renewer = daemonExecutor("distlock-watchdog-" + clientId);
+        this.waiterLimit = new WaiterLimit(config.maxWaiters(), clientId);
         this.leases = new LockLeases(states, store, config, scheduler);
         this.releaser = new LockReleaser(this, config, leases);
         this.acquirer = new LockAcquirer(this, config, leases);
@@ -110,11 +123,13 @@ public final class LockEngine implements LockClient {
         this.counters = store instanceof CounterStore c ? c : null;
         this.admin = new EngineAdmin(adminStore);
         long tick = leases.tickNanos();
-        scheduler.scheduleWithFixedDelay(this::tickWatchdogs, tick, tick, TimeUnit.NANOSECONDS);
+        renewer.scheduleWithFixedDelay(this::tickWatchdogs, tick, tick, TimeUnit.NANOSECONDS);
+        long overdue = Math.max(1, tick / 4);
+        scheduler.scheduleWithFixedDelay(this::expireOverdue, overdue, overdue, TimeUnit.NANOSECONDS);
         if (store instanceof ReportsLoss reports) {
             reports.onPossibleLoss(() -> {
                 try {
-                    scheduler.execute(this::tickWatchdogs);
+                    renewer.execute(this::tickWatchdogs);
                 } catch (java.util.concurrent.RejectedExecutionException e) {
                     // closing: nothing left to check
                 }
@@ -131,11 +146,29 @@ public final class LockEngine implements LockClient {
         return new LockEngine(store, store, config);
     }
 
+    private static ScheduledThreadPoolExecutor daemonExecutor(String threadName) {
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, threadName);
+            t.setDaemon(true);
+            return t;
+        });
+        executor.setRemoveOnCancelPolicy(true);
+        return executor;
+    }
+
     private void tickWatchdogs() {
         leases.watchdog.tick();
         ClaimEngine c = claims;
         if (c != null) {
             c.tick();
+        }
+    }
+
+    private void expireOverdue() {
+        leases.expireOverdue();
+        ClaimEngine c = claims;
+        if (c != null) {
+            c.expireOverdue();
         }
     }
 
@@ -210,6 +243,7 @@ public final class LockEngine implements LockClient {
         }
         closed = true;
         scheduler.shutdownNow();
+        renewer.shutdownNow();
         states.close(leases::releaseOnClose);
         ClaimEngine c = claims;
         if (c != null) {
@@ -316,7 +350,19 @@ public final class LockEngine implements LockClient {
     /** See {@link LockAcquirer#acquire}. */
     @Nullable
     HoldImpl acquire(EngineLock lock, AcquireCall call) throws InterruptedException {
-        return acquirer.acquire(lock, call);
+        if (call.waitNanos() <= 0) {
+            return acquirer.acquire(lock, call);
+        }
+        waiterLimit.enter("a wait for lock '" + lock.name() + "'");
+        try {
+            return acquirer.acquire(lock, call);
+        } finally {
+            waiterLimit.exit();
+        }
+    }
+
+    WaiterLimit waiterLimit() {
+        return waiterLimit;
     }
 
     boolean isClosed() {

@@ -99,6 +99,24 @@ final class Watchdog<H extends Watchdog.Renewable<K>, K> {
     }
 
     /**
+     * Marks lost every hold whose last confirmed lease has ended. It runs on another thread than {@link #tick} and
+     * takes no tick lock, so a renewal that gets no answer (a store that stopped replying, a connection that went
+     * silent) does not hold up the telling: the owner hears of the loss when the lease ends, not when the round trip
+     * times out. A hold found so leaves the renewal set first, so ending it never waits for that round trip.
+     */
+    void expireOverdue() {
+        long now = ticker.read();
+        for (H h : holds) {
+            if (h.isActive() && now - h.validUntil() >= 0 && holds.remove(h)) {
+                engine.markLost(
+                        h,
+                        new java.util.concurrent.TimeoutException(
+                                "the lease of '" + h.name() + "' ended before the store confirmed a renewal"));
+            }
+        }
+    }
+
+    /**
      * Renews one hold now (one the store granted with a short claim time). Returns 0 when done (renewed, found lost,
      * or no longer renewed here); otherwise the store could not be reached and the hold is still valid: the delay after
      * which to try again, half of what is left.

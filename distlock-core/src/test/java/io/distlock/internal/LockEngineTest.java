@@ -493,7 +493,8 @@ class LockEngineTest {
         AtomicBoolean got = new AtomicBoolean();
         Thread t = new Thread(() -> {
             try {
-                got.set(lock.tryLock(300, 10_000, TimeUnit.MILLISECONDS));
+                // a wait long enough to be seen parked on a loaded machine
+                got.set(lock.tryLock(2_000, 10_000, TimeUnit.MILLISECONDS));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -501,7 +502,7 @@ class LockEngineTest {
         t.start();
         awaitParked(t);
         assertThat(store.grant("g", "c9:w1#11", 11, 0, Duration.ofSeconds(5))).isFalse();
-        t.join(5000);
+        t.join(10_000);
         assertThat(got).isFalse();
     }
 
@@ -734,6 +735,101 @@ class LockEngineTest {
         store.renewBatchSizes.clear();
         engine.tickWatchdog();
         assertThat(store.renewBatchSizes).as("nothing to renew, no round trip").isEmpty();
+    }
+
+    /**
+     * A renewal that gets no answer (the store stopped replying) does not hold up the telling: the hold is told lost
+     * when its last confirmed lease ends, while the round trip still waits.
+     */
+    @Test
+    void renewalWithNoAnswer_holdToldLostWhenItsLeaseEnds_notWhenTheRoundTripGivesUp() throws Exception {
+        Duration lease = Duration.ofMillis(600);
+        LockEngine engine = engine(lease);
+        CountDownLatch inRenew = new CountDownLatch(1);
+        CountDownLatch answer = new CountDownLatch(1);
+        store.duringRenew = () -> {
+            inRenew.countDown();
+            try {
+                var unused = answer.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        DistributedLock lock = engine.lock("silent");
+        CountDownLatch lost = new CountDownLatch(1);
+        List<Throwable> causes = new CopyOnWriteArrayList<>();
+        lock.addListener(new io.distlock.LockListener() {
+            @Override
+            public void lost(String name, long fencingToken, @org.jspecify.annotations.Nullable Throwable cause) {
+                if (cause != null) {
+                    causes.add(cause);
+                }
+                lost.countDown();
+            }
+        });
+        long start = System.nanoTime();
+        LockHold hold = lock.acquire();
+        try {
+            assertThat(inRenew.await(5, TimeUnit.SECONDS))
+                    .as("a renewal went out")
+                    .isTrue();
+            assertThat(lost.await(5, TimeUnit.SECONDS)).as("told lost").isTrue();
+            long toldAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(answer.getCount())
+                    .as("the renewal still waits for its answer")
+                    .isEqualTo(1);
+            assertThat(toldAfter)
+                    .as("told within the lease and a quarter tick, not after the round trip's 10 s")
+                    .isBetween(lease.toMillis() - 50, lease.toMillis() + 1_500);
+            assertThat(hold.isValid()).isFalse();
+            assertThat(causes).singleElement().isInstanceOf(java.util.concurrent.TimeoutException.class);
+        } finally {
+            answer.countDown();
+            store.duringRenew = null;
+        }
+        assertThatThrownBy(hold::release).isInstanceOf(LockLostException.class);
+    }
+
+    /** A flood of waiters is refused at the client, before it reaches the store's queues. */
+    @Test
+    void waiters_overMaxWaiters_refusedAtOnce_tryWithoutWaitStillAnswers() throws Exception {
+        FakeLockStore own = new FakeLockStore();
+        LockEngine e = LockEngine.create(own.view(), EngineConfig.defaults().withMaxWaiters(2));
+        engines.add(e);
+        DistributedLock held = e.lock("flood");
+        LockHold holder = held.acquire();
+        List<Thread> waiting = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            Thread t = new Thread(() -> {
+                DistributedLock mine = e.lock("flood");
+                mine.lock(); // acquired after the holder's release
+                mine.unlock();
+            });
+            t.start();
+            waiting.add(t);
+            awaitParked(t);
+        }
+        int attemptsBefore = own.tryAcquireCalls.get();
+        assertThatThrownBy(() -> e.lock("other").tryAcquire(Duration.ofSeconds(5)))
+                .isInstanceOf(java.util.concurrent.RejectedExecutionException.class)
+                .hasMessageContaining("maxWaiters");
+        assertThat(own.tryAcquireCalls.get())
+                .as("nothing sent for the refused wait")
+                .isEqualTo(attemptsBefore);
+        assertThat(e.lock("other").tryAcquire(Duration.ZERO))
+                .as("a try without waiting is no waiter")
+                .isPresent();
+        holder.release();
+        for (Thread t : waiting) {
+            t.join(5000);
+            assertThat(t.isAlive()).isFalse();
+        }
+        assertThat(e.lock("flood").tryAcquire(Duration.ofSeconds(1)))
+                .as("room again once the waiters are done")
+                .isPresent();
+        assertThatThrownBy(() -> EngineConfig.defaults().withMaxWaiters(0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("maxWaiters");
     }
 
     @Test

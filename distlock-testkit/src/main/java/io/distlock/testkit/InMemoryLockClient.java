@@ -50,6 +50,8 @@ public final class InMemoryLockClient extends EngineClient {
         private Duration leaseTime = EngineConfig.DEFAULT_LEASE;
         private @Nullable Ticker ticker;
         private boolean strictQueue;
+        private int maxWaiters = EngineConfig.DEFAULT_MAX_WAITERS;
+        private Duration latchExpiry = EngineConfig.DEFAULT_LATCH_EXPIRY;
 
         private Builder() {}
 
@@ -86,6 +88,21 @@ public final class InMemoryLockClient extends EngineClient {
             return this;
         }
 
+        /**
+         * How many acquires and latch awaits of this client may wait at once; one more is refused at once with {@link
+         * java.util.concurrent.RejectedExecutionException}. Default 10,000.
+         */
+        public Builder maxWaiters(int maxWaiters) {
+            this.maxWaiters = Checks.positive(maxWaiters, "maxWaiters");
+            return this;
+        }
+
+        /** How long a count-down latch's data stays after its last change; default one day. */
+        public Builder latchExpiry(Duration latchExpiry) {
+            this.latchExpiry = Checks.lease(latchExpiry, "latchExpiry");
+            return this;
+        }
+
         public InMemoryLockClient build() {
             InMemoryLockServer s = server != null ? server : InMemoryLockServer.create();
             return new InMemoryLockClient(LockEngine.create(InMemoryLockStore.of(s, strictQueue), config()));
@@ -97,7 +114,10 @@ public final class InMemoryLockClient extends EngineClient {
         }
 
         private EngineConfig config() {
-            EngineConfig c = EngineConfig.defaults().withWatchdogLease(leaseTime);
+            EngineConfig c = EngineConfig.defaults()
+                    .withWatchdogLease(leaseTime)
+                    .withMaxWaiters(maxWaiters)
+                    .withLatchExpiry(latchExpiry);
             return ticker != null ? c.withTicker(ticker) : c;
         }
     }

@@ -1,0 +1,36 @@
+package io.distlock.internal;
+
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * How many acquires and latch awaits of one client may wait at once. An acquire that may wait counts from its start
+ * to its return; one over the limit is refused before it sends anything to the store.
+ */
+final class WaiterLimit {
+    private final int max;
+    private final String clientId;
+    private final AtomicInteger waiting = new AtomicInteger();
+
+    WaiterLimit(int max, String clientId) {
+        this.max = max;
+        this.clientId = clientId;
+    }
+
+    /** Counts one more waiter, or throws when {@code max} wait already. Pair with {@link #exit()}. */
+    void enter(String what) {
+        if (waiting.incrementAndGet() > max) {
+            waiting.decrementAndGet();
+            throw new RejectedExecutionException("lock client " + clientId + " already has " + max
+                    + " acquires and awaits waiting (maxWaiters); refused " + what);
+        }
+    }
+
+    void exit() {
+        waiting.decrementAndGet();
+    }
+
+    int waiting() {
+        return waiting.get();
+    }
+}
