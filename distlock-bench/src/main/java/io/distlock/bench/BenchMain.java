@@ -95,7 +95,7 @@ public final class BenchMain {
                 case "redis-floor" -> RedisBench.floorWithBusyCore(redis, phase, out);
                 case "redis-names" -> RedisBench.names(redis, phase, out);
                 case "redis-ratios" -> RedisBench.ratios(redis, phase, out);
-                case "engine" -> EngineBench.run(phase, out);
+                case "engine" -> EngineBench.run(redis, phase, out);
                 case "jdbc" -> JdbcBench.run(mariadb, postgres, phase, out);
                 case "zookeeper" -> ZooKeeperBench.run(zookeeper, phase, out);
                 case "etcd" -> EtcdBench.run(etcd, phase, out);
