@@ -3,44 +3,23 @@ package io.distlock.internal;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.Mode;
 import io.distlock.spi.OwnerId;
-import io.distlock.spi.Subscription;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What one client knows about one name of a {@link ClaimEngine}: its live local holds, its local waiters, the thread
- * holds found lost that their thread has not unlocked yet, and the one store subscription the waiters share. Guarded
- * by {@link #mutex}, which is never held across a store round trip; {@link #subscribeLock} serializes subscribing and
- * is taken before {@link #mutex}, never while holding it. Each transition is a method here, called with the mutex
- * held.
+ * What one client knows about one name of a {@link ClaimEngine}: its live local holds and its local waiters, beside
+ * what every name's state keeps ({@link NameState}). Guarded by the mutex.
  */
-final class ClaimState {
-    /** A thread's hold of one mode, as kept for its next unlock after it was found lost. */
-    private record ThreadHold(OwnerId owner, Mode mode) {}
-
-    final LockKey key;
-    final ReentrantLock mutex = new ReentrantLock();
-    final ReentrantLock subscribeLock = new ReentrantLock();
+final class ClaimState extends NameState<ClaimHold> {
     private final List<ClaimHold> holders = new ArrayList<>(2);
     private final List<ClaimWaiter> waiters = new ArrayList<>(2);
-    private @Nullable Map<ThreadHold, ClaimHold> lostThreadHolds;
-
-    @Nullable
-    Subscription subscription;
-    /** Threads inside acquire or release for this name; the state is dropped only when none are. */
-    int users;
-
-    boolean removed;
 
     ClaimState(LockKey key) {
-        this.key = key;
+        super(key);
     }
 
-    /** The live thread hold of {@code owner} in {@code mode}, if any. */
+    @Override
     @Nullable
     ClaimHold threadHold(OwnerId owner, Mode mode) {
         for (ClaimHold h : holders) {
@@ -67,27 +46,26 @@ final class ClaimState {
         waiters.remove(w);
     }
 
-    /** The hold ended (released or lost): waiters of this client try again, since it may have been in their way. */
+    /** Waiters of this client try again, since the hold may have been in their way. */
+    @Override
     void ended(ClaimHold h) {
         if (holders.remove(h)) {
             wakeWaiters();
         }
     }
 
-    /** Keeps a lost thread hold until its thread unlocks, so that unlock can say it was lost. */
-    void keepLost(ClaimHold h) {
-        Map<ThreadHold, ClaimHold> lost = lostThreadHolds;
-        if (lost == null) {
-            lost = new HashMap<>();
-            lostThreadHolds = lost;
+    @Override
+    void lost(ClaimHold h) {
+        ended(h);
+        if (h.threadView) {
+            keepLost(h);
         }
-        lost.put(new ThreadHold(h.owner(), h.mode()), h);
     }
 
-    @Nullable
-    ClaimHold takeLost(OwnerId owner, Mode mode) {
-        Map<ThreadHold, ClaimHold> lost = lostThreadHolds;
-        return lost == null ? null : lost.remove(new ThreadHold(owner, mode));
+    @Override
+    void closing(List<? super ClaimHold> held) {
+        wakeWaiters();
+        held.addAll(holders);
     }
 
     void wakeWaiters() {
@@ -100,10 +78,8 @@ final class ClaimState {
         return holders;
     }
 
-    boolean idle() {
-        return users == 0
-                && holders.isEmpty()
-                && waiters.isEmpty()
-                && (lostThreadHolds == null || lostThreadHolds.isEmpty());
+    @Override
+    boolean holdsOrWaits() {
+        return !holders.isEmpty() || !waiters.isEmpty();
     }
 }

@@ -102,7 +102,7 @@ final class EngineLatch implements DistributedCountDownLatch {
         }
         long deadline = ticker.read() + waitNanos;
         ClaimWaiter.Parked w = new ClaimWaiter.Parked();
-        Subscription sub = StoreCalls.call("await", key, () -> store.subscribe(key, w::wake));
+        Subscription sub = StoreCalls.call("await", key, () -> store.watchZero(key, w::wake));
         try {
             Backoff backoff = sub.notifies() ? null : new Backoff(POLL_BASE_NANOS, POLL_CAP_NANOS);
             for (; ; ) {

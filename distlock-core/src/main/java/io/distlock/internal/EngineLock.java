@@ -131,6 +131,10 @@ final class EngineLock implements DistributedLock {
         listeners.remove(listener);
     }
 
+    Listeners listeners() {
+        return listeners;
+    }
+
     void fireAcquired(long token) {
         listeners.acquired(token);
     }

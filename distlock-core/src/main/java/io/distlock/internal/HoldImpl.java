@@ -1,29 +1,22 @@
 package io.distlock.internal;
 
 import io.distlock.LockHold;
-import io.distlock.LockLostException;
 import io.distlock.spi.Grant;
-import io.distlock.spi.HeldLock;
+import io.distlock.spi.HeldClaim;
+import io.distlock.spi.Mode;
 import io.distlock.spi.OwnerId;
 import java.time.Duration;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One fresh acquisition: of a thread (the {@code Lock} view, counting re-entries) or of a {@link LockHold} handle.
- * The status moves once, from ACTIVE to RELEASED or LOST; whoever wins that race decides what the owner is told.
+ * One hold of a lock: of a thread (the {@code Lock} view, counting re-entries) or of a {@link LockHold} handle; the
+ * store may keep it under another owner and token than its own (a succession, a grant with the wake-up).
  */
-final class HoldImpl implements LockHold, Watchdog.Renewable<HeldLock> {
-    static final int ACTIVE = 0;
-    static final int RELEASED = 1;
-    static final int LOST = 2;
-
+final class HoldImpl extends EngineHold {
     final LockEngine engine;
     final LockState state;
     final EngineLock lock;
     final OwnerId owner;
-    final boolean threadView;
     final long fencingToken;
     /**
      * The owner and token the store keeps the hold under: this hold's own, or, for a hold that took over locally
@@ -36,15 +29,6 @@ final class HoldImpl implements LockHold, Watchdog.Renewable<HeldLock> {
     final long lastSpare;
     /** Null when the watchdog renews the hold. */
     final @Nullable Duration fixedLease;
-
-    final long acquiredAt;
-    private volatile long validUntil;
-    private final AtomicInteger status = new AtomicInteger(ACTIVE);
-    /** Re-entries of a thread-view hold; guarded by the state's mutex. */
-    int count = 1;
-
-    volatile boolean lossAcknowledged;
-    volatile @Nullable ScheduledFuture<?> expiry;
 
     /** A fresh acquisition from the store, with {@code spareTokens} reserved for local successions. */
     HoldImpl(
@@ -88,7 +72,7 @@ final class HoldImpl implements LockHold, Watchdog.Renewable<HeldLock> {
                 from.fencingToken + 1,
                 null,
                 now,
-                from.validUntil,
+                from.validUntil(),
                 from.storeOwner,
                 from.storeToken,
                 from.lastSpare);
@@ -135,15 +119,13 @@ final class HoldImpl implements LockHold, Watchdog.Renewable<HeldLock> {
             OwnerId storeOwner,
             long storeToken,
             long lastSpare) {
+        super(engine.ticker(), threadView, acquiredAt, validUntil);
         this.engine = engine;
         this.state = state;
         this.lock = lock;
         this.owner = owner;
-        this.threadView = threadView;
         this.fencingToken = fencingToken;
         this.fixedLease = fixedLease;
-        this.acquiredAt = acquiredAt;
-        this.validUntil = validUntil;
         this.storeOwner = storeOwner;
         this.storeToken = storeToken;
         this.lastSpare = lastSpare;
@@ -165,76 +147,42 @@ final class HoldImpl implements LockHold, Watchdog.Renewable<HeldLock> {
     }
 
     @Override
-    public boolean isValid() {
-        return status.get() == ACTIVE && engine.ticker().read() - validUntil < 0;
+    HeldClaim heldClaim() {
+        return HeldClaim.lock(state.key, storeOwner, storeToken);
     }
 
     @Override
-    public boolean isActive() {
-        return status.get() == ACTIVE;
-    }
-
-    boolean isLost() {
-        return status.get() == LOST;
-    }
-
-    boolean isReleased() {
-        return status.get() == RELEASED;
-    }
-
-    boolean finish(int to) {
-        return status.compareAndSet(ACTIVE, to);
+    OwnerId owner() {
+        return owner;
     }
 
     @Override
-    public long validUntil() {
-        return validUntil;
+    Mode mode() {
+        return Mode.EXCLUSIVE;
     }
 
     @Override
-    public void renewed(long until) {
-        validUntil = until;
+    boolean leaseRenewed() {
+        return fixedLease == null;
     }
 
     @Override
-    public HeldLock storeKey() {
-        return heldLock();
-    }
-
-    HeldLock heldLock() {
-        return new HeldLock(state.key, storeOwner, storeToken);
+    Listeners listeners() {
+        return lock.listeners();
     }
 
     @Override
-    public void release() {
-        if (threadView) {
-            throw new IllegalStateException("a thread's hold is released with unlock()");
-        }
+    void releaseHold() {
         engine.release(this);
     }
 
     @Override
-    public void close() {
-        if (isReleased() || (isLost() && lossAcknowledged)) {
-            return;
-        }
-        release();
-    }
-
-    LockLostException lostException() {
-        lossAcknowledged = true;
-        return new LockLostException("lock '" + name() + "' (fencing token " + fencingToken + ") was lost before "
-                + "its release: its lease ran out or the store no longer has the hold");
+    String describe() {
+        return "lock '" + name() + "'";
     }
 
     @Override
     public String toString() {
-        String s =
-                switch (status.get()) {
-                    case ACTIVE -> "active";
-                    case RELEASED -> "released";
-                    default -> "lost";
-                };
-        return "LockHold[" + name() + ", token=" + fencingToken + ", owner=" + owner + ", " + s + "]";
+        return "LockHold[" + name() + ", token=" + fencingToken + ", owner=" + owner + ", " + statusName() + "]";
     }
 }

@@ -1,27 +1,21 @@
 package io.distlock.internal;
 
-import static io.distlock.internal.StoreCalls.call;
-import static io.distlock.internal.StoreCalls.closeQuietly;
-
 import io.distlock.DistributedCountDownLatch;
 import io.distlock.DistributedLock;
 import io.distlock.DistributedReadWriteLock;
 import io.distlock.DistributedSemaphore;
 import io.distlock.LockAdmin;
 import io.distlock.LockClient;
+import io.distlock.spi.Claim;
 import io.distlock.spi.ClaimAdmin;
 import io.distlock.spi.ClaimStore;
 import io.distlock.spi.CounterStore;
 import io.distlock.spi.LockKey;
-import io.distlock.spi.LockStore;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.ReportsLoss;
-import io.distlock.spi.Subscription;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Set;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -33,12 +27,18 @@ import org.slf4j.LoggerFactory;
  * Overview
  *
  * The AQS shape
- *   The engine is the one implementation of the lock contract; a backend supplies a LockStore, whose methods are
- *   single round trips that never wait (the store is tryAcquire/tryRelease, the engine is the rest), and says what
- *   else it can do by implementing ability interfaces (HandsOff, GrantsWithWakeUp, ReportsLoss, QueueOrdered,
- *   SessionHolds, FreeSubscriptions), which the parts below discover once. Read-write locks and semaphores run on
- *   ClaimEngine over a ClaimStore, latches on EngineLatch over a CounterStore; this class is the client facade of
- *   all of them.
+ *   The engine is the one implementation of the contract; a backend supplies one store, a ClaimStore and
+ *   ClaimAdmin (and a CounterStore where it keeps latches), whose methods are single round trips that never wait
+ *   (the store is tryAcquire/tryRelease, the engine is the rest), and says what else it can do by implementing
+ *   ability interfaces (HandsOff, GrantsWithWakeUp, ReportsLoss, QueueOrdered, SessionHolds, FreeSubscriptions),
+ *   which the parts below discover once. A lock is an exclusive claim of one permit; the lock parts below run it
+ *   with its local fast paths (re-entry, hand-off, succession, grants with the wake-up). Read-write locks and
+ *   semaphores run on ClaimEngine over the same store, latches on EngineLatch over the CounterStore; this class is
+ *   the client facade of all of them.
+ *
+ * Policies
+ *   The engine owns every policy: how many spare tokens a lock's claim asks the store to reserve (handOffLimit, the
+ *   longest run of local successions), hand-off streak limits, when to subscribe, lease lengths and timers.
  *
  * State
  *   Per client and lock name there is one LockState: the local holder (an owner of this client that holds the lock),
@@ -58,13 +58,13 @@ import org.slf4j.LoggerFactory;
  *   StoreCalls: how a store's failure reaches the caller.
  */
 /**
- * The shared implementation of {@link LockClient} over a {@link LockStore}. A backend's public client delegates to
+ * The shared implementation of {@link LockClient} over a {@link ClaimStore}. A backend's public client delegates to
  * it; see the overview comment in the source for the algorithm.
  */
 public final class LockEngine implements LockClient {
     private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
 
-    private final LockStore store;
+    private final ClaimStore store;
 
     private final EngineConfig config;
     private final String clientId;
@@ -73,20 +73,21 @@ public final class LockEngine implements LockClient {
     private final LockLeases leases;
     private final LockReleaser releaser;
     private final LockAcquirer acquirer;
-    private final ConcurrentHashMap<String, LockState> states = new ConcurrentHashMap<>();
+    private final NameStates<HoldImpl, LockState> states = new NameStates<>(LockState::new);
     private final AtomicLong holdIds = new AtomicLong();
     private final ThreadLocal<OwnerId> threadOwners;
 
     private final @Nullable ClaimEngine claims;
+    private final Set<Claim.Kind> kinds;
     private final @Nullable CounterStore counters;
     private final AtomicLong callIds = new AtomicLong();
     private final EngineAdmin admin;
 
     private volatile boolean closed;
 
-    private LockEngine(
-            LockStore store, @Nullable ClaimStore claimStore, @Nullable CounterStore counters, EngineConfig config) {
+    private LockEngine(ClaimStore store, ClaimAdmin adminStore, EngineConfig config) {
         this.store = Objects.requireNonNull(store, "store");
+        Set<Claim.Kind> kinds = store.kinds();
         this.config = Objects.requireNonNull(config, "config");
         this.clientId = config.clientId();
         String id = clientId;
@@ -98,12 +99,15 @@ public final class LockEngine implements LockClient {
             return t;
         });
         scheduler.setRemoveOnCancelPolicy(true);
-        this.leases = new LockLeases(this, store, config, scheduler);
-        this.releaser = new LockReleaser(this, store, config, leases);
-        this.acquirer = new LockAcquirer(this, store, config, leases);
-        this.claims = claimStore == null ? null : new ClaimEngine(this, claimStore, config, scheduler);
-        this.counters = counters;
-        this.admin = new EngineAdmin(store, claimStore instanceof ClaimAdmin a ? a : null);
+        this.leases = new LockLeases(states, store, config, scheduler);
+        this.releaser = new LockReleaser(this, states, store, config, leases);
+        this.acquirer = new LockAcquirer(this, states, store, config, leases);
+        this.claims = kinds.contains(Claim.Kind.READ_WRITE_LOCK) || kinds.contains(Claim.Kind.SEMAPHORE)
+                ? new ClaimEngine(this, store, config, scheduler)
+                : null;
+        this.kinds = Set.copyOf(kinds);
+        this.counters = store instanceof CounterStore c ? c : null;
+        this.admin = new EngineAdmin(adminStore);
         long tick = leases.tickNanos();
         scheduler.scheduleWithFixedDelay(this::tickWatchdogs, tick, tick, TimeUnit.NANOSECONDS);
         if (store instanceof ReportsLoss reports) {
@@ -118,20 +122,12 @@ public final class LockEngine implements LockClient {
     }
 
     /**
-     * Starts an engine over {@code store}, for a backend without read-write locks, semaphores and latches yet: those
+     * Starts an engine over a backend's {@code store}. The kinds the store keeps ({@link ClaimStore#kinds()}) are the
+     * primitives the client offers, count-down latches where the store is also a {@link CounterStore}; the others
      * throw {@link UnsupportedOperationException} naming the backend. Closing the engine closes the store.
      */
-    public static LockEngine create(LockStore store, EngineConfig config) {
-        return new LockEngine(store, null, null, config);
-    }
-
-    /**
-     * Starts an engine over the stores of a backend with every primitive: locks over {@code store}, read-write locks
-     * and semaphores over {@code claims}, count-down latches over {@code counters}. Closing the engine closes them.
-     */
-    public static LockEngine create(LockStore store, ClaimStore claims, CounterStore counters, EngineConfig config) {
-        return new LockEngine(
-                store, Objects.requireNonNull(claims, "claims"), Objects.requireNonNull(counters, "counters"), config);
+    public static <S extends ClaimStore & ClaimAdmin> LockEngine create(S store, EngineConfig config) {
+        return new LockEngine(store, store, config);
     }
 
     private void tickWatchdogs() {
@@ -159,7 +155,7 @@ public final class LockEngine implements LockClient {
     @Override
     public DistributedReadWriteLock readWriteLock(String name) {
         ensureOpen();
-        return new EngineReadWriteLock(this, claims("read-write locks"), Checks.name(name));
+        return new EngineReadWriteLock(this, claims("read-write locks", Claim.Kind.READ_WRITE_LOCK), Checks.name(name));
     }
 
     @Override
@@ -169,7 +165,7 @@ public final class LockEngine implements LockClient {
         if (permits < 1) {
             throw new IllegalArgumentException("permits must be positive: " + permits);
         }
-        return new EngineSemaphore(this, claims("semaphores"), checked, permits);
+        return new EngineSemaphore(this, claims("semaphores", Claim.Kind.SEMAPHORE), checked, permits);
     }
 
     @Override
@@ -183,9 +179,9 @@ public final class LockEngine implements LockClient {
         return new EngineLatch(this, c, checked, config.latchExpiry(), ticker);
     }
 
-    private ClaimEngine claims(String what) {
+    private ClaimEngine claims(String what, Claim.Kind kind) {
         ClaimEngine c = claims;
-        if (c == null) {
+        if (c == null || !kinds.contains(kind)) {
             throw unsupported(what);
         }
         return c;
@@ -213,55 +209,10 @@ public final class LockEngine implements LockClient {
         }
         closed = true;
         scheduler.shutdownNow();
-        List<HoldImpl> held = new ArrayList<>();
-        List<Subscription> subscriptions = new ArrayList<>();
-        for (LockState s : states.values()) {
-            s.mutex.lock();
-            try {
-                for (Waiter w : s.waiters) {
-                    w.signal();
-                }
-                HoldImpl h = s.holder;
-                if (h != null) {
-                    held.add(h);
-                }
-            } finally {
-                s.mutex.unlock();
-            }
-            s.subscribeLock.lock();
-            try {
-                Subscription sub = s.subscription;
-                if (sub != null) {
-                    subscriptions.add(sub);
-                    s.subscription = null;
-                }
-            } finally {
-                s.subscribeLock.unlock();
-            }
-        }
-        for (HoldImpl h : held) {
-            if (h.finish(HoldImpl.RELEASED)) {
-                try {
-                    var unused = store.release(h.state.key, h.storeOwner);
-                } catch (RuntimeException e) {
-                    log.warn("distlock: could not release '{}' on close; it expires with its lease", h.name(), e);
-                }
-            }
-        }
-        for (Subscription sub : subscriptions) {
-            closeQuietly(sub);
-        }
+        states.close(leases::releaseOnClose);
         ClaimEngine c = claims;
         if (c != null) {
             c.close();
-        }
-        CounterStore counterStore = counters;
-        if (counterStore != null) {
-            try {
-                counterStore.close();
-            } catch (RuntimeException e) {
-                log.warn("distlock: closing the counter store failed", e);
-            }
         }
         try {
             store.close();
@@ -345,7 +296,7 @@ public final class LockEngine implements LockClient {
             }
         }
         LockKey key = new LockKey(lock.name());
-        return call("isLocked", key, () -> store.inspect(key)).isPresent();
+        return admin.inspectKey(key).isPresent();
     }
 
     /** Runs one watchdog tick now; for tests that drive time by hand. */
@@ -381,63 +332,6 @@ public final class LockEngine implements LockClient {
 
     void release(HoldImpl h) {
         releaser.release(h);
-    }
-
-    // ---------------------------------------------------------------- state lifecycle
-
-    LockState enter(String name) {
-        for (; ; ) {
-            LockState s = states.computeIfAbsent(name, n -> new LockState(new LockKey(n)));
-            s.mutex.lock();
-            try {
-                if (!s.removed) {
-                    s.users++;
-                    return s;
-                }
-            } finally {
-                s.mutex.unlock();
-            }
-        }
-    }
-
-    void exit(LockState s) {
-        Subscription dropped;
-        s.mutex.lock();
-        try {
-            s.users--;
-            dropped = dropIfIdle(s);
-        } finally {
-            s.mutex.unlock();
-        }
-        if (dropped != null) {
-            closeQuietly(dropped);
-        }
-    }
-
-    /** Forgets a name nobody uses any more, after a hold ended outside any acquire or release (watchdog). */
-    void settle(LockState s) {
-        Subscription dropped;
-        s.mutex.lock();
-        try {
-            dropped = dropIfIdle(s);
-        } finally {
-            s.mutex.unlock();
-        }
-        if (dropped != null) {
-            closeQuietly(dropped);
-        }
-    }
-
-    /** Caller holds the mutex; returns the subscription to close outside it. */
-    private @Nullable Subscription dropIfIdle(LockState s) {
-        if (s.removed || !s.idle()) {
-            return null;
-        }
-        s.removed = true;
-        states.remove(s.key.name(), s);
-        Subscription dropped = s.subscription;
-        s.subscription = null;
-        return dropped;
     }
 
     // ---------------------------------------------------------------- helpers

@@ -2,11 +2,12 @@ package io.distlock.internal;
 
 import static io.distlock.internal.StoreCalls.storeFailure;
 
+import io.distlock.spi.Claim;
+import io.distlock.spi.ClaimStore;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.HandsOff;
 import io.distlock.spi.Lease;
-import io.distlock.spi.LockStore;
-import io.distlock.spi.OwnerId;
+import io.distlock.spi.Mode;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -29,7 +30,8 @@ import org.jspecify.annotations.Nullable;
 /** The release half of a {@link LockEngine}: unlock, release, hand-off and succession to a local waiter. */
 final class LockReleaser {
     private final LockEngine engine;
-    private final LockStore store;
+    private final NameStates<HoldImpl, LockState> states;
+    private final ClaimStore store;
     private final @Nullable HandsOff handOffs;
     private final boolean queueOrdered;
     private final EngineConfig config;
@@ -38,8 +40,14 @@ final class LockReleaser {
     private final LockLeases leases;
     private final Lease renewedLease;
 
-    LockReleaser(LockEngine engine, LockStore store, EngineConfig config, LockLeases leases) {
+    LockReleaser(
+            LockEngine engine,
+            NameStates<HoldImpl, LockState> states,
+            ClaimStore store,
+            EngineConfig config,
+            LockLeases leases) {
         this.engine = engine;
+        this.states = states;
         this.store = store;
         this.handOffs = store instanceof HandsOff h ? h : null;
         this.queueOrdered = store instanceof io.distlock.spi.QueueOrdered;
@@ -51,62 +59,23 @@ final class LockReleaser {
     }
 
     void unlockThread(EngineLock lock) {
-        OwnerId owner = threadOwner();
-        LockState s = enter(lock.name());
-        HoldImpl h;
-        try {
-            s.mutex.lock();
-            try {
-                h = s.holder;
-                if (h == null || !h.owner.equals(owner)) {
-                    HoldImpl lost = s.removeLost(owner);
-                    if (lost != null) {
-                        throw lost.lostException();
-                    }
-                    throw new IllegalMonitorStateException(
-                            "the current thread does not hold lock '" + lock.name() + "'");
-                }
-                if (h.count > 1) {
-                    h.count--;
-                    return;
-                }
-            } finally {
-                s.mutex.unlock();
-            }
-            release(h);
-        } finally {
-            exit(s);
-        }
+        String name = lock.name();
+        states.unlockThread(name, engine.threadOwner(), Mode.EXCLUSIVE, () -> "lock '" + name + "'", this::release);
     }
 
     void release(HoldImpl h) {
         LockState s = h.state;
-        s.mutex.lock();
-        try {
-            s.users++;
-        } finally {
-            s.mutex.unlock();
-        }
+        states.enterHeld(s);
         try {
             releaseEntered(h);
         } finally {
-            exit(s);
+            states.exit(s);
         }
     }
 
     private void releaseEntered(HoldImpl h) {
         LockState s = h.state;
-        if (h.isLost()) {
-            throw h.lostException();
-        }
-        leases.stopRenewal(h); // from here on no renewal of this hold runs
-        if (!h.finish(HoldImpl.RELEASED)) {
-            if (h.isLost()) {
-                throw h.lostException();
-            }
-            throw new IllegalMonitorStateException("lock '" + h.name() + "' was already released by this hold");
-        }
-        metrics.released(h.name(), ticker.read() - h.acquiredAt);
+        leases.beginRelease(h);
         Waiter next = null;
         HoldImpl successor = null;
         s.mutex.lock();
@@ -153,20 +122,7 @@ final class LockReleaser {
             handOff(s, h, next);
             return;
         }
-        boolean released;
-        try {
-            released = store.release(s.key, h.storeOwner);
-        } catch (RuntimeException e) {
-            clearHolder(s, h);
-            throw storeFailure("release", s.key, e);
-        }
-        clearHolder(s, h);
-        if (!released) {
-            metrics.lost(h.name());
-            h.lock.fireLost(h.fencingToken, null);
-            throw h.lostException();
-        }
-        h.lock.fireReleased(h.fencingToken);
+        leases.endInStore(h);
     }
 
     private void handOff(LockState s, HoldImpl from, Waiter to) {
@@ -176,7 +132,9 @@ final class LockReleaser {
         RuntimeException failure = null;
         try {
             HandsOff h = Objects.requireNonNull(handOffs, "a hand-off without the ability");
-            answer = Objects.requireNonNull(h.handOff(s.key, from.storeOwner, to.owner, lease), "handOff answer");
+            answer = Objects.requireNonNull(
+                    h.handOff(Claim.lock(s.key, to.owner, lease, config.handOffLimit()), from.storeOwner),
+                    "handOff answer");
         } catch (RuntimeException e) {
             answer = HandOff.notHeld();
             failure = e;
@@ -235,29 +193,5 @@ final class LockReleaser {
         metrics.lost(from.name());
         from.lock.fireLost(from.fencingToken, null);
         throw from.lostException();
-    }
-
-    private void clearHolder(LockState s, HoldImpl h) {
-        s.mutex.lock();
-        try {
-            if (s.holder == h) {
-                s.holder = null;
-                s.signalWaiters();
-            }
-        } finally {
-            s.mutex.unlock();
-        }
-    }
-
-    private OwnerId threadOwner() {
-        return engine.threadOwner();
-    }
-
-    private LockState enter(String name) {
-        return engine.enter(name);
-    }
-
-    private void exit(LockState s) {
-        engine.exit(s);
     }
 }

@@ -1,24 +1,17 @@
 package io.distlock.internal;
 
 import io.distlock.spi.LockKey;
+import io.distlock.spi.Mode;
 import io.distlock.spi.OwnerId;
-import io.distlock.spi.Subscription;
 import java.util.ArrayDeque;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What one client knows about one lock name: its local holder, its local waiters, and the store subscription they
- * share. Guarded by {@link #mutex}, which is never held across a store round trip. {@link #subscribeLock} serializes
- * subscribing and is always taken before {@link #mutex}, never while holding it.
+ * What one client knows about one lock name: its local holder and its local waiters, beside what every name's state
+ * keeps ({@link NameState}). Guarded by the mutex.
  */
-final class LockState {
-    final LockKey key;
-    final ReentrantLock mutex = new ReentrantLock();
-    final ReentrantLock subscribeLock = new ReentrantLock();
-
+final class LockState extends NameState<HoldImpl> {
     /** The hold of an owner of this client, if one is known to hold the lock. */
     @Nullable
     HoldImpl holder;
@@ -29,29 +22,61 @@ final class LockState {
      */
     final ArrayDeque<Waiter> waiters = new ArrayDeque<>(2);
 
-    /**
-     * Thread-view holds found lost that their thread has not unlocked yet, so that unlock can say so; made by the first
-     * such hold.
-     */
-    private @Nullable Map<OwnerId, HoldImpl> lostThreadHolds;
-
-    @Nullable
-    Subscription subscription;
-
-    /** Threads inside acquire or release for this name; the state is dropped only when none are. */
-    int users;
-
     /** Store wake-ups received so far (a waiter that joins after an attempt checks whether one came meanwhile). */
-    int wakeUps; // wraps from Integer.MAX_VALUE to 0: never one of LockEngine.join's negative markers
+    int wakeUps; // wraps from Integer.MAX_VALUE to 0: never one of LockWaiters.join's negative markers
 
     /** Store attempts of this client's owners on their way (decided, answer not yet seen). */
     int attemptsInFlight;
 
     int handOffStreak;
-    boolean removed;
 
     LockState(LockKey key) {
-        this.key = key;
+        super(key);
+    }
+
+    /** The holder, if it is {@code owner}'s: a lock's holds are all exclusive. */
+    @Override
+    @Nullable
+    HoldImpl threadHold(OwnerId owner, Mode mode) {
+        HoldImpl h = holder;
+        return h != null && h.owner.equals(owner) ? h : null;
+    }
+
+    @Override
+    boolean holdsOrWaits() {
+        return holder != null || !waiters.isEmpty();
+    }
+
+    @Override
+    void ended(HoldImpl h) {
+        if (holder == h) {
+            holder = null;
+            signalWaiters();
+        }
+    }
+
+    /**
+     * A thread's lost hold is kept for its unlock unless the same owner already holds the lock again through a newer
+     * hold.
+     */
+    @Override
+    void lost(HoldImpl h) {
+        HoldImpl current = holder;
+        ended(h);
+        if (h.threadView && (current == h || current == null || !current.owner.equals(h.owner))) {
+            keepLost(h);
+        }
+    }
+
+    @Override
+    void closing(List<? super HoldImpl> held) {
+        for (Waiter w : waiters) {
+            w.signal();
+        }
+        HoldImpl h = holder;
+        if (h != null) {
+            held.add(h);
+        }
     }
 
     /** The first waiter that competes through the client (non-queued); only it talks to the store. */
@@ -86,29 +111,5 @@ final class LockState {
                 localSignalled = true;
             }
         }
-    }
-
-    /** Keeps a lost thread-view hold until its thread unlocks. Caller holds mutex. */
-    void addLost(OwnerId owner, HoldImpl hold) {
-        Map<OwnerId, HoldImpl> lost = lostThreadHolds;
-        if (lost == null) {
-            lost = new HashMap<>();
-            lostThreadHolds = lost;
-        }
-        lost.put(owner, hold);
-    }
-
-    /** Takes the owner's lost thread-view hold, if one is kept. Caller holds mutex. */
-    @Nullable
-    HoldImpl removeLost(OwnerId owner) {
-        Map<OwnerId, HoldImpl> lost = lostThreadHolds;
-        return lost == null ? null : lost.remove(owner);
-    }
-
-    boolean idle() {
-        return users == 0
-                && holder == null
-                && waiters.isEmpty()
-                && (lostThreadHolds == null || lostThreadHolds.isEmpty());
     }
 }

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * Overview
  *
  * One watchdog per client renews every hold taken without a lease argument. Each tick (every third of the lease)
- * hands all of them to the store's batched renewal (LockStore.renew, ClaimStore.renew) in one call, which a store turns into as few round trips as it can. The tick
+ * hands all of them to the store's batched renewal (ClaimStore.renew) in one call, which a store turns into as few round trips as it can. The tick
  * runs under tickLock, and a release removes its hold under the same lock, so a renewal is never in flight for a
  * hold after the release that ended it: a release waits at most one renewal round trip. Holds that the store says are
  * gone are marked lost at once. When the store cannot be reached, holds stay valid until their last confirmed lease

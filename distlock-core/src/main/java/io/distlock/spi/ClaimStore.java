@@ -5,22 +5,44 @@ import java.util.Collection;
 import java.util.Set;
 
 /**
- * The atomic steps a store performs for holds with a mode and a number of permits: read-write locks and semaphores.
+ * The atomic steps a store performs for holds with a mode and a number of permits: locks, read-write locks and
+ * semaphores (see {@link Claim}). This is the one store interface for holds; a store says which kinds it keeps in
+ * {@link #kinds()}, and the engine never sends it a claim of another kind.
+ *
+ * <h2>Round trips</h2>
  * Each method is one round trip (or as few as the store allows) that never waits for another owner; waiting,
  * re-entry, the watchdog, owner identity and argument checks are the engine's, which calls these methods with valid
- * arguments only (see {@link LockStore} for the conventions on failures, threads and interrupts, which are the same).
+ * arguments only. The store sees one hold per owner and mode: re-entry is counted in the client.
  *
- * <p>Every claim that may wait joins the name's queue ({@code queue} true), so grants follow request order across
- * clients and a waiting writer holds back readers that come after it. A queue entry lives until the owner is granted,
- * the engine calls {@link #abandon}, or it goes unrefreshed (no new attempt) for longer than the store's waiter
- * timeout.
+ * <h2>Failures, threads, interrupts</h2>
+ * Every method throws an unchecked exception ({@link io.distlock.DistributedLockException} or the client library's
+ * own) when the store cannot be reached; the engine wraps it with the operation and name. Implementations are
+ * thread-safe: one store instance serves every name and thread of a client. A step may be called on an interrupted
+ * thread (a waiter that is being interrupted); it must still complete, or fail with an exception, and leave the
+ * interrupt flag set.
+ *
+ * <h2>Queue</h2>
+ * A claim that may wait joins the name's queue ({@code queue} true), so grants follow request order across clients
+ * and a waiting writer holds back readers that come after it. A queue entry lives until the owner is granted, the
+ * engine calls {@link #abandon}, or it goes unrefreshed (no new attempt) for longer than the store's waiter timeout,
+ * so a waiter that died is evicted. A store whose holds are queue positions by construction (ZooKeeper, etcd) is
+ * {@link QueueOrdered}.
+ *
+ * <h2>Abilities</h2>
+ * What a store can do beyond these steps it says by implementing interfaces the engine discovers once: {@link
+ * HandsOff}, {@link GrantsWithWakeUp}, {@link ReportsLoss}, {@link FreeSubscriptions}, {@link QueueOrdered}, {@link
+ * SessionHolds}; {@link ClaimAdmin} for the operator's steps and {@link CounterStore} for count-down latches.
  */
 public interface ClaimStore extends AutoCloseable {
+
+    /** The kinds of name this store keeps. */
+    Set<Claim.Kind> kinds();
 
     /**
      * Grants {@code claim} if it is compatible with the live holds and the waiters queued before it (see {@link
      * Claim}). With {@code queue} true, the owner joins the queue (or refreshes its place) when it is not granted.
-     * With {@code queue} false, a failed attempt leaves nothing behind.
+     * With {@code queue} false, a failed attempt leaves nothing behind. The lease's length is ignored by stores
+     * whose holds last a session ({@link SessionHolds}).
      *
      * @return {@link Attempt.Acquired} with a fencing token strictly greater than every token issued before for the
      *     name; {@link Attempt.Busy} with how long the client may wait for a wake-up before it tries again (the time
@@ -58,13 +80,14 @@ public interface ClaimStore extends AutoCloseable {
     Subscription subscribe(LockKey key, Runnable wakeUp);
 
     /**
-     * How many of the name's {@code size} permits no live hold has now; {@code size} when the name has no holds.
+     * How many of the name's {@code size} permits no live hold has now; {@code size} when the name has no holds (for
+     * a lock: 1 when it is free, 0 when it is held).
      *
      * @throws IllegalStateException if the name is in use as another kind, or as a semaphore of another size
      */
     int available(LockKey key, Claim.Kind kind, int size);
 
-    /** Closes what this store opened. Idempotent. */
+    /** Closes the connections this store opened (not those it was given). Idempotent. */
     @Override
     void close();
 }

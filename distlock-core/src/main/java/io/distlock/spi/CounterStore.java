@@ -19,7 +19,7 @@ public interface CounterStore extends AutoCloseable {
 
     /**
      * Counts down by one unless the latch is at zero or already counted the call {@code callId} (a retried call never
-     * counts twice); reaching zero wakes every subscriber.
+     * counts twice); reaching zero wakes every watcher ({@link #watchZero}).
      *
      * @return the count after the call
      */
@@ -30,9 +30,10 @@ public interface CounterStore extends AutoCloseable {
 
     /**
      * Registers {@code wakeUp} to run when the count of the name reaches zero; in force when this method returns, on
-     * the store's I/O thread, must not block.
+     * the store's I/O thread, must not block. Apart from {@link ClaimStore#subscribe}, so a store that keeps both
+     * tells a latch's zero apart from a hold's release.
      */
-    Subscription subscribe(LockKey key, Runnable wakeUp);
+    Subscription watchZero(LockKey key, Runnable wakeUp);
 
     /** Closes what this store opened. Idempotent. */
     @Override

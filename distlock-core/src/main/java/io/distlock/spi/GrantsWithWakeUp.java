@@ -3,13 +3,13 @@ package io.distlock.spi;
 import java.util.function.Predicate;
 
 /**
- * A {@link LockStore} that can give the lock straight to a waiting client with its wake-up, so a waiter takes it
- * without a round trip. The engine discovers it once and subscribes through it instead of {@link LockStore#subscribe}.
+ * A {@link ClaimStore} that can give the lock straight to a waiting client with its wake-up, so a waiter takes it
+ * without a round trip. The engine discovers it once and subscribes through it instead of {@link ClaimStore#subscribe}.
  */
 public interface GrantsWithWakeUp {
 
     /**
-     * As {@link LockStore#subscribe}, and the store offers a {@link Grant} to {@code takeGrant} (on its I/O thread;
+     * As {@link ClaimStore#subscribe}, and the store offers a {@link Grant} to {@code takeGrant} (on its I/O thread;
      * the taker does not block), which answers true when a waiting owner of the client took the hold as it is. When
      * the taker answers false, the store treats the message as a plain wake-up: the client's waiters try again, and a
      * store attempt of theirs may take the hold over, or, with nobody waiting, the store passes the grant on. A store

@@ -1,13 +1,14 @@
 package io.distlock.spi;
 
 /**
- * A {@link LockStore} that can hand a hold from one owner of the client to another in one round trip. The engine
+ * A {@link ClaimStore} that can hand a lock from one owner of the client to another in one round trip. The engine
  * discovers it once and calls it when a thread of the same client waits for the lock that an owner releases.
  */
 public interface HandsOff {
 
     /**
-     * Hands the lock from {@code from} to {@code to} with a fresh fencing token and {@code lease}. The receiving owner
+     * Hands the lock from {@code from} to {@code to.owner()} with a fresh fencing token and {@code to.lease()}
+     * (reserving up to {@code to.spareTokens()} tokens after it, as a grant does). The receiving owner
      * may already have an entry in the store's queue (a {@link QueueOrdered} store); the store then grants that entry
      * if it is next, so the token stays greater than every token issued before.
      *
@@ -15,5 +16,5 @@ public interface HandsOff {
      *     the lock (nothing was changed); {@link HandOff#queued()} only from a {@link QueueOrdered} store, when {@code
      *     from}'s hold ended but owners of other clients were ahead of {@code to}, which now waits in the queue
      */
-    HandOff handOff(LockKey key, OwnerId from, OwnerId to, Lease lease);
+    HandOff handOff(Claim to, OwnerId from);
 }

@@ -1,7 +1,7 @@
 package io.distlock.spi;
 
 /**
- * A {@link LockStore} that keeps no lease of its own: a hold lasts while its owner's session does (a ZooKeeper
+ * A {@link ClaimStore} that keeps no lease of its own: a hold lasts while its owner's session does (a ZooKeeper
  * session, a database connection). The engine then ends a hold in the store itself when its fixed lease runs out or
  * when it finds the hold lost, through {@link #abandonHold}.
  */
@@ -9,9 +9,9 @@ public interface SessionHolds {
 
     /**
      * Ends one hold that the engine found lost or whose fixed lease ran out, so no grant outlives it. Unlike {@link
-     * LockStore#abandon}, it ends only that hold (the grant with the hold's fencing token), never a newer entry or hold
+     * ClaimStore#abandon}, it ends only that hold (the grant with the hold's fencing token), never a newer entry or hold
      * of the same owner: the owner the store keeps the hold under may already be acquiring again, and its new attempt
      * must not be undone. A no-op when that hold is gone already.
      */
-    void abandonHold(HeldLock hold);
+    void abandonHold(HeldClaim hold);
 }

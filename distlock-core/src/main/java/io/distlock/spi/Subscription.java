@@ -1,6 +1,6 @@
 package io.distlock.spi;
 
-/** A registration for release notifications of one lock name, returned by {@link LockStore#subscribe}. */
+/** A registration for release notifications of one lock name, returned by {@link ClaimStore#subscribe}. */
 public interface Subscription extends AutoCloseable {
 
     /**

@@ -2,15 +2,16 @@ package io.distlock.internal;
 
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.Claim;
+import io.distlock.spi.ClaimAdmin;
+import io.distlock.spi.ClaimStore;
 import io.distlock.spi.FreeSubscriptions;
 import io.distlock.spi.Grant;
 import io.distlock.spi.GrantsWithWakeUp;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.HandsOff;
-import io.distlock.spi.HeldLock;
-import io.distlock.spi.Lease;
+import io.distlock.spi.HeldClaim;
 import io.distlock.spi.LockKey;
-import io.distlock.spi.LockStore;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.QueueOrdered;
 import io.distlock.spi.ReportsLoss;
@@ -38,7 +39,14 @@ import org.jspecify.annotations.Nullable;
  * call is counted, and failures can be switched on.
  */
 final class FakeLockStore
-        implements LockStore, HandsOff, SessionHolds, GrantsWithWakeUp, ReportsLoss, QueueOrdered, FreeSubscriptions {
+        implements ClaimStore,
+                ClaimAdmin,
+                HandsOff,
+                SessionHolds,
+                GrantsWithWakeUp,
+                ReportsLoss,
+                QueueOrdered,
+                FreeSubscriptions {
     final Map<String, OwnerId> holders = new HashMap<>();
     final Map<String, Long> fences = new HashMap<>();
     final Map<String, List<Runnable>> subscribers = new ConcurrentHashMap<>();
@@ -58,7 +66,7 @@ final class FakeLockStore
     /** Makes {@link #view} keep leases of its own (false: SessionHolds). */
     boolean expiresHolds = true;
     /** The holds the engine ended with abandonHold. */
-    final List<HeldLock> abandonedHolds = new CopyOnWriteArrayList<>();
+    final List<HeldClaim> abandonedHolds = new CopyOnWriteArrayList<>();
     /** Tokens reserved after each grant's own, for local successions. */
     volatile int spareTokens;
     /** The same for the grants of a hand-off. */
@@ -81,8 +89,16 @@ final class FakeLockStore
     volatile boolean regrantSameOwner;
 
     @Override
-    public Attempt tryAcquire(LockKey key, OwnerId owner, Lease leaseSpec, boolean queue) {
-        Duration lease = leaseSpec.length();
+    public Set<Claim.Kind> kinds() {
+        return Set.of(Claim.Kind.LOCK);
+    }
+
+    /** The spare tokens the engine asked for in the last claim. */
+    volatile int askedSpareTokens = -1;
+
+    @Override
+    public Attempt tryAcquire(Claim claim, boolean queue) {
+        askedSpareTokens = claim.spareTokens();
         if (Thread.currentThread() == delayedThread) {
             delayedArrived.countDown();
             try {
@@ -91,10 +107,10 @@ final class FakeLockStore
                 Thread.currentThread().interrupt();
             }
         }
-        return tryAcquireNow(key, owner);
+        return tryAcquireNow(claim.key(), claim.owner(), claim.spareTokens());
     }
 
-    private synchronized Attempt tryAcquireNow(LockKey key, OwnerId owner) {
+    private synchronized Attempt tryAcquireNow(LockKey key, OwnerId owner, int asked) {
         tryAcquireCalls.incrementAndGet();
         maybeFail();
         OwnerId holder = holders.get(key.name());
@@ -102,7 +118,7 @@ final class FakeLockStore
             return Attempt.busy(busyRetry);
         }
         holders.put(key.name(), owner);
-        int spare = spareTokens;
+        int spare = Math.min(asked, spareTokens);
         return Attempt.acquired(fences.merge(key.name(), 1L + spare, Long::sum) - spare, spare);
     }
 
@@ -110,18 +126,18 @@ final class FakeLockStore
     volatile @Nullable Runnable duringAbandonHold;
 
     @Override
-    public void abandonHold(HeldLock hold) {
+    public void abandonHold(HeldClaim hold) {
         Runnable during = duringAbandonHold;
         if (during != null) {
             during.run();
         }
         abandonedHolds.add(hold);
-        abandon(hold.key(), hold.owner());
+        var unused = releaseQuietly(hold.key(), hold.owner());
     }
 
     @Override
-    public void abandon(LockKey key, OwnerId owner) {
-        var unused = releaseQuietly(key, owner);
+    public void abandon(Claim claim) {
+        var unused = releaseQuietly(claim.key(), claim.owner());
     }
 
     private synchronized boolean releaseQuietly(LockKey key, OwnerId owner) {
@@ -133,12 +149,12 @@ final class FakeLockStore
     }
 
     @Override
-    public boolean release(LockKey key, OwnerId owner) {
+    public boolean release(HeldClaim hold) {
         releaseCalls.incrementAndGet();
         maybeFail();
-        boolean released = releaseQuietly(key, owner);
+        boolean released = releaseQuietly(hold.key(), hold.owner());
         if (released) {
-            publish(key.name());
+            publish(hold.key().name());
         }
         return released;
     }
@@ -154,16 +170,16 @@ final class FakeLockStore
     }
 
     @Override
-    public Set<HeldLock> renew(Collection<HeldLock> holds, Duration lease) {
+    public Set<HeldClaim> renew(Collection<HeldClaim> holds, Duration lease) {
         renewBatchSizes.add(holds.size());
         Runnable during = duringRenew;
         if (during != null) {
             during.run();
         }
         maybeFail();
-        Set<HeldLock> gone = new HashSet<>();
+        Set<HeldClaim> gone = new HashSet<>();
         synchronized (this) {
-            for (HeldLock h : holds) {
+            for (HeldClaim h : holds) {
                 if (!h.owner().equals(holders.get(h.key().name()))) {
                     gone.add(h);
                 }
@@ -173,15 +189,15 @@ final class FakeLockStore
     }
 
     @Override
-    public synchronized HandOff handOff(LockKey key, OwnerId from, OwnerId to, Lease leaseSpec) {
-        Duration lease = leaseSpec.length();
+    public synchronized HandOff handOff(Claim to, OwnerId from) {
+        LockKey key = to.key();
         handOffCalls.incrementAndGet();
         maybeFail();
         if (!from.equals(holders.get(key.name()))) {
             return HandOff.notHeld();
         }
-        holders.put(key.name(), to);
-        int spare = handOffSpareTokens;
+        holders.put(key.name(), to.owner());
+        int spare = Math.min(to.spareTokens(), handOffSpareTokens);
         return HandOff.granted(fences.merge(key.name(), 1L + spare, Long::sum) - spare, spare);
     }
 
@@ -258,13 +274,27 @@ final class FakeLockStore
         return info;
     }
 
+    @Override
+    public Optional<LockInfo> forceRelease(LockKey key, OwnerId owner) {
+        Optional<LockInfo> info = inspect(key);
+        return releaseQuietly(key, owner) ? info : Optional.empty();
+    }
+
+    @Override
+    public int available(LockKey key, Claim.Kind kind, int size) {
+        return holders.containsKey(key.name()) ? 0 : 1;
+    }
+
+    /** What the engine takes: a store with its admin. */
+    interface View extends ClaimStore, ClaimAdmin {}
+
     /**
      * This store as the engine should see it: a proxy that has the abilities the flags switch on ({@link #handsOff},
      * {@link #queuesEveryWaiter}, {@link #subscribesFreely}, and {@link SessionHolds} unless {@link #expiresHolds}),
      * since the engine discovers abilities by the interfaces a store implements. Read the flags when called.
      */
-    LockStore view() {
-        List<Class<?>> abilities = new ArrayList<>(List.of(LockStore.class, GrantsWithWakeUp.class, ReportsLoss.class));
+    View view() {
+        List<Class<?>> abilities = new ArrayList<>(List.of(View.class, GrantsWithWakeUp.class, ReportsLoss.class));
         if (handsOff) {
             abilities.add(HandsOff.class);
         }
@@ -277,7 +307,7 @@ final class FakeLockStore
         if (subscribesFreely) {
             abilities.add(FreeSubscriptions.class);
         }
-        return (LockStore) Proxy.newProxyInstance(
+        return (View) Proxy.newProxyInstance(
                 FakeLockStore.class.getClassLoader(), abilities.toArray(new Class<?>[0]), (proxy, method, args) -> {
                     try {
                         return method.invoke(this, args);

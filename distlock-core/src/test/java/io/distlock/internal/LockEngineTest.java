@@ -7,7 +7,7 @@ import io.distlock.DistributedLock;
 import io.distlock.DistributedLockException;
 import io.distlock.LockHold;
 import io.distlock.LockLostException;
-import io.distlock.spi.HeldLock;
+import io.distlock.spi.HeldClaim;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
 import java.time.Duration;
@@ -248,7 +248,7 @@ class LockEngineTest {
         successor.join(5000);
         assertThat(successor.isAlive()).isFalse();
         assertThat(successorToken.get()).as("a succession").isEqualTo(acquired + 1);
-        assertThat(store.abandonedHolds).containsExactly(new HeldLock(new LockKey("l"), acquiring, acquired));
+        assertThat(store.abandonedHolds).containsExactly(HeldClaim.lock(new LockKey("l"), acquiring, acquired));
         assertThat(store.holders.get("l")).as("the other owner's hold stays").isEqualTo(new OwnerId("other:t1"));
     }
 
@@ -356,7 +356,8 @@ class LockEngineTest {
         assertThat(store.tryAcquireCalls)
                 .as("subscribed first: its one attempt was the re-check")
                 .hasValue(3);
-        assertThat(store.release(new LockKey("r"), new OwnerId("other:t1"))).isTrue();
+        assertThat(store.release(HeldClaim.lock(new LockKey("r"), new OwnerId("other:t1"), 0)))
+                .isTrue();
         second.join(5000);
         assertThat(second.isAlive()).isFalse();
         assertThat(store.holders).doesNotContainKey("r");
@@ -383,14 +384,16 @@ class LockEngineTest {
         second.start();
         assertThat(store.delayedArrived.await(5, TimeUnit.SECONDS)).isTrue();
         // while its attempt is on its way: the holder releases (a wake-up) and another client takes the lock
-        assertThat(store.release(key, new OwnerId("other:t1"))).isTrue();
+        assertThat(store.release(HeldClaim.lock(key, new OwnerId("other:t1"), 0)))
+                .isTrue();
         store.holders.put("r", new OwnerId("other:t2"));
         store.gate.countDown();
         awaitParked(second);
         assertThat(store.tryAcquireCalls.get() - before)
                 .as("the busy attempt, then at once another for the wake-up it missed")
                 .isEqualTo(2);
-        assertThat(store.release(key, new OwnerId("other:t2"))).isTrue();
+        assertThat(store.release(HeldClaim.lock(key, new OwnerId("other:t2"), 0)))
+                .isTrue();
         second.join(5000);
         assertThat(second.isAlive()).isFalse();
     }
@@ -476,7 +479,8 @@ class LockEngineTest {
         store.gate.countDown();
         newcomer.join(5000);
         assertThat(triedAndGot).isFalse();
-        assertThat(store.release(new LockKey("g"), new OwnerId("c9:w1#9"))).isTrue();
+        assertThat(store.release(HeldClaim.lock(new LockKey("g"), new OwnerId("c9:w1#9"), 0)))
+                .isTrue();
         waiter.join(5000);
         assertThat(waiter.isAlive()).isFalse();
     }
@@ -516,6 +520,26 @@ class LockEngineTest {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** How many spare tokens a grant reserves is the engine's policy: the claim asks for the hand-off limit. */
+    @Test
+    void spareTokens_theClaimAsksForTheHandOffLimit_theStoreReservesAtMostThat() {
+        FakeLockStore own = new FakeLockStore();
+        own.spareTokens = 100; // what the store could reserve
+        LockEngine e = LockEngine.create(own.view(), EngineConfig.defaults().withHandOffLimit(3));
+        engines.add(e);
+        DistributedLock lock = e.lock("spare");
+        lock.lock();
+        long first = lock.fencingToken();
+        lock.unlock();
+        lock.lock();
+        long second = lock.fencingToken();
+        lock.unlock();
+        assertThat(own.askedSpareTokens).isEqualTo(3);
+        assertThat(second - first)
+                .as("the store reserved 3 tokens after the first grant")
+                .isEqualTo(4);
     }
 
     /** A thread that released through the store and comes back at once does not pass the waiter the release woke. */

@@ -1,7 +1,9 @@
 package io.distlock.etcd;
 
+import io.distlock.spi.OwnerId;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -13,6 +15,9 @@ import org.jspecify.annotations.Nullable;
  * {@code a} ({@code a/...}) and of {@code a/b} ({@code a%2Fb/...}) share no prefix, and no name can reach outside its
  * own {@code <namespace><encoded name>/} range. Encoding is a homomorphism on concatenation with self-delimiting units,
  * so the names starting with some text are exactly the keys starting with {@code <namespace><encoded text>}.
+ *
+ * <p>A key's value is {@code lease=<millis>ms owner=<owner>}: its owner and the nominal lease of its hold, for
+ * operators and for the lease left that {@code inspect} reports.
  */
 final class EtcdKeys {
     private static final char TERMINATOR = '/';
@@ -61,6 +66,27 @@ final class EtcdKeys {
     }
 
     record Parsed(String name, String owner) {}
+
+    /** The value of an owner's key: its owner and its nominal lease. */
+    static String value(OwnerId owner, Duration lease) {
+        return "lease=" + lease.toMillis() + "ms owner=" + owner.value();
+    }
+
+    /** The nominal lease written in a key's value, or null if the value is not ours. */
+    static @Nullable Duration leaseOf(String value) {
+        if (!value.startsWith("lease=")) {
+            return null;
+        }
+        int end = value.indexOf("ms ");
+        if (end < 0) {
+            return null;
+        }
+        try {
+            return Duration.ofMillis(Long.parseLong(value.substring("lease=".length(), end)));
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
 
     static String encode(String name) {
         byte[] bytes = name.getBytes(StandardCharsets.UTF_8);

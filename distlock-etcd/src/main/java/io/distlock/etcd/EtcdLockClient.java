@@ -45,8 +45,8 @@ import org.jspecify.annotations.Nullable;
  * {@link #lock} queues only the first waiting thread of each client, lines the client's other threads up behind it, and
  * hands the lock from a releasing thread to the next local one in one transaction when no other client's key is older
  * (otherwise the local thread waits in etcd's queue, behind them). Holds renewed by the watchdog share one lease per
- * client, kept alive by the client's watchdog with one keep-alive per tick; a hold with a fixed lease gets a lease of
- * its own, so it ends by itself even if the client dies.
+ * client, kept alive by the client's watchdog with one keep-alive per tick; a hold with a fixed lease gets an etcd lease
+ * of its own with the hold's length as its TTL, never kept alive once granted, so etcd ends it by itself.
  *
  * <h2>Guarantees</h2>
  *
@@ -74,8 +74,10 @@ import org.jspecify.annotations.Nullable;
  *   <li>The lease is found gone (expired during a long pause or partition, revoked by an operator): every hold on it
  *       is marked lost at the next watchdog tick, and the next release throws {@link io.distlock.LockLostException}.
  *   <li>A client that dies frees its watchdog holds when its lease runs out: the lease plus one second, rounded up to
- *       whole seconds (etcd counts TTLs in seconds, and enforces a minimum of about 1.5 election timeouts). Fixed
- *       leases are rounded up to whole seconds in etcd, but the client revokes them when they end.
+ *       whole seconds (etcd counts TTLs in seconds, and enforces a minimum of about 1.5 election timeouts). A
+ *       fixed lease ends in etcd when its TTL runs out, dead client or not: its length rounded up to whole seconds,
+ *       and at least etcd's minimum, so a short fixed lease keeps other owners out a little longer than its
+ *       holder counts on it.
  *   <li>A lease-based lock cannot stop a holder that pauses (GC, swap) past its lease from acting on a stale belief.
  *       As etcd's own documentation warns for its lock API, protect the resource with the fencing token: the resource
  *       must refuse writes carrying a token lower than one it has already seen.
@@ -296,9 +298,7 @@ public final class EtcdLockClient extends EngineClient {
         public EtcdLockClient build() {
             Client given = client;
             Client jetcd = given != null ? given : buildJetcd();
-            // a fresh instance: the store recognises watchdog holds by this identity
-            Duration watchdogLease = Duration.ofNanos(leaseTtl.toNanos());
-            EngineConfig config = EngineConfig.defaults().withWatchdogLease(watchdogLease);
+            EngineConfig config = EngineConfig.defaults().withWatchdogLease(leaseTtl);
             if (clientId != null) {
                 config = config.withClientId(clientId);
             }

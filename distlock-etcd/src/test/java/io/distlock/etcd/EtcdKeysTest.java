@@ -95,10 +95,10 @@ class EtcdKeysTest {
 
     @Test
     void leaseOf_ofValue_returnsTheNominalLease() {
-        String value = EtcdLockStore.value(new OwnerId("c:t1"), Duration.ofMillis(1200));
+        String value = EtcdKeys.value(new OwnerId("c:t1"), Duration.ofMillis(1200));
         assertThat(value).isEqualTo("lease=1200ms owner=c:t1");
-        assertThat(EtcdLockStore.leaseOf(value)).isEqualTo(Duration.ofMillis(1200));
-        assertThat(EtcdLockStore.leaseOf("c:t1")).isNull();
-        assertThat(EtcdLockStore.leaseOf("lease=xms owner=c")).isNull();
+        assertThat(EtcdKeys.leaseOf(value)).isEqualTo(Duration.ofMillis(1200));
+        assertThat(EtcdKeys.leaseOf("c:t1")).isNull();
+        assertThat(EtcdKeys.leaseOf("lease=xms owner=c")).isNull();
     }
 }

@@ -8,8 +8,9 @@ import io.distlock.LockClient;
 import io.distlock.LockInfo;
 import io.distlock.internal.Ticker;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.Claim;
 import io.distlock.spi.HandOff;
-import io.distlock.spi.HeldLock;
+import io.distlock.spi.HeldClaim;
 import io.distlock.spi.Lease;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
@@ -53,6 +54,8 @@ class EtcdLockStoreIT {
     /** A hold the watchdog renews, on the store's shared lease. */
     private static final Lease RENEWED = Lease.renewed(LEASE);
 
+    private static final int SPARE_TOKENS_ASKED = 15;
+
     @RegisterExtension
     static final EtcdServer etcd = EtcdServer.onFreePort();
 
@@ -76,7 +79,7 @@ class EtcdLockStoreIT {
         }
     }
 
-    /** A store whose watchdog lease is {@link #LEASE}; pass that very instance for watchdog holds. */
+    /** A store whose watchdog lease is {@link #LEASE}. */
     private EtcdLockStore store() {
         EtcdLockStore s = new EtcdLockStore(
                 Client.builder().endpoints(etcd.endpoints()).build(),
@@ -106,8 +109,16 @@ class EtcdLockStoreIT {
         return new OwnerId(s);
     }
 
+    /** A lock's claim that asks for spare tokens, as the engine's claims do. */
+    private static Claim lock(LockKey key, OwnerId owner, Lease lease) {
+        return Claim.lock(key, owner, lease, SPARE_TOKENS_ASKED);
+    }
+
     private static long token(Attempt a) {
         assertThat(a).isInstanceOf(Attempt.Acquired.class);
+        assertThat(((Attempt.Acquired) a).spareTokens())
+                .as("etcd reserves no spare tokens, whatever the claim asks")
+                .isZero();
         return ((Attempt.Acquired) a).fencingToken();
     }
 
@@ -117,13 +128,13 @@ class EtcdLockStoreIT {
     void tryAcquire_freeLock_tokenIsTheKeysCreateRevision() {
         EtcdLockStore s = store();
         LockKey key = name();
-        long token = token(s.tryAcquire(key, owner("c1:t1"), RENEWED, false));
+        long token = token(s.tryAcquire(lock(key, owner("c1:t1"), RENEWED), false));
         List<KeyValue> kvs = fixture.keysOf(key.name());
         assertThat(kvs).hasSize(1);
         assertThat(kvs.get(0).getCreateRevision()).isEqualTo(token);
         assertThat(kvs.get(0).getKey().toString(UTF_8)).endsWith("/c1:t1");
         assertThat(kvs.get(0).getValue().toString(UTF_8)).isEqualTo("lease=30000ms owner=c1:t1");
-        assertThat(s.release(key, owner("c1:t1"))).isTrue();
+        assertThat(s.release(HeldClaim.lock(key, owner("c1:t1"), token))).isTrue();
         assertThat(fixture.keysOf(key.name())).isEmpty();
     }
 
@@ -131,9 +142,9 @@ class EtcdLockStoreIT {
     void tryAcquire_busyWithoutQueue_leavesNoKey() {
         EtcdLockStore s = store();
         LockKey key = name();
-        var unused = token(s.tryAcquire(key, owner("c1:t1"), RENEWED, false));
-        assertThat(s.tryAcquire(key, owner("c1:t2"), RENEWED, false)).isInstanceOf(Attempt.Busy.class);
-        assertThat(s.tryAcquire(key, owner("c1:h9"), Lease.fixed(Duration.ofSeconds(3)), false))
+        var unused = token(s.tryAcquire(lock(key, owner("c1:t1"), RENEWED), false));
+        assertThat(s.tryAcquire(lock(key, owner("c1:t2"), RENEWED), false)).isInstanceOf(Attempt.Busy.class);
+        assertThat(s.tryAcquire(lock(key, owner("c1:h9"), Lease.fixed(Duration.ofSeconds(3))), false))
                 .isInstanceOf(Attempt.Busy.class);
         assertThat(fixture.keysOf(key.name())).hasSize(1);
     }
@@ -143,19 +154,19 @@ class EtcdLockStoreIT {
         EtcdLockStore a = store();
         EtcdLockStore b = store();
         LockKey key = name();
-        long first = token(a.tryAcquire(key, owner("a:t1"), RENEWED, true));
-        assertThat(b.tryAcquire(key, owner("b:t1"), RENEWED, true)).isInstanceOf(Attempt.Busy.class);
-        assertThat(a.tryAcquire(key, owner("a:t2"), RENEWED, true)).isInstanceOf(Attempt.Busy.class);
-        assertThat(a.release(key, owner("a:t1"))).isTrue();
-        assertThat(a.tryAcquire(key, owner("a:t2"), RENEWED, true))
+        long first = token(a.tryAcquire(lock(key, owner("a:t1"), RENEWED), true));
+        assertThat(b.tryAcquire(lock(key, owner("b:t1"), RENEWED), true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(a.tryAcquire(lock(key, owner("a:t2"), RENEWED), true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(a.release(HeldClaim.lock(key, owner("a:t1"), first))).isTrue();
+        assertThat(a.tryAcquire(lock(key, owner("a:t2"), RENEWED), true))
                 .as("second in line")
                 .isInstanceOf(Attempt.Busy.class);
-        long second = token(b.tryAcquire(key, owner("b:t1"), RENEWED, true));
-        assertThat(b.release(key, owner("b:t1"))).isTrue();
-        long third = token(a.tryAcquire(key, owner("a:t2"), RENEWED, true));
+        long second = token(b.tryAcquire(lock(key, owner("b:t1"), RENEWED), true));
+        assertThat(b.release(HeldClaim.lock(key, owner("b:t1"), second))).isTrue();
+        long third = token(a.tryAcquire(lock(key, owner("a:t2"), RENEWED), true));
         assertThat(first).isLessThan(second);
         assertThat(second).isLessThan(third);
-        assertThat(a.release(key, owner("a:t2"))).isTrue();
+        assertThat(a.release(HeldClaim.lock(key, owner("a:t2"), third))).isTrue();
         assertThat(fixture.keysOf(key.name())).isEmpty();
     }
 
@@ -163,8 +174,8 @@ class EtcdLockStoreIT {
     void tryAcquire_queuedWaiter_retryWithinAThirdOfItsLease() {
         EtcdLockStore s = store();
         LockKey key = name();
-        var unused = token(s.tryAcquire(key, owner("c:t1"), RENEWED, true));
-        Attempt busy = s.tryAcquire(key, owner("c:t2"), Lease.fixed(Duration.ofSeconds(9)), true);
+        var unused = token(s.tryAcquire(lock(key, owner("c:t1"), RENEWED), true));
+        Attempt busy = s.tryAcquire(lock(key, owner("c:t2"), Lease.fixed(Duration.ofSeconds(9))), true);
         assertThat(((Attempt.Busy) busy).retryWithin()).isEqualTo(Duration.ofSeconds(3));
     }
 
@@ -172,9 +183,9 @@ class EtcdLockStoreIT {
     void tryAcquire_sameOwnerAfterItsGrantWasGivenUp_getsAGreaterToken() {
         EtcdLockStore s = store();
         LockKey key = name();
-        long first = token(s.tryAcquire(key, owner("c:t1"), RENEWED, false));
+        long first = token(s.tryAcquire(lock(key, owner("c:t1"), RENEWED), false));
         // the engine forgot this grant (say its release failed); a new acquisition must not reuse the old key
-        long second = token(s.tryAcquire(key, owner("c:t1"), RENEWED, false));
+        long second = token(s.tryAcquire(lock(key, owner("c:t1"), RENEWED), false));
         assertThat(second).isGreaterThan(first);
         assertThat(fixture.keysOf(key.name())).hasSize(1);
     }
@@ -183,12 +194,12 @@ class EtcdLockStoreIT {
     void release_byOtherOwner_returnsFalse_changesNothing() {
         EtcdLockStore s = store();
         LockKey key = name();
-        var unused = token(s.tryAcquire(key, owner("c:t1"), RENEWED, false));
-        assertThat(s.release(key, owner("c:t2"))).isFalse();
-        assertThat(store().release(key, owner("c:t1")))
-                .as("the key names its owner, so the owner id is enough to release it")
+        long token = token(s.tryAcquire(lock(key, owner("c:t1"), RENEWED), false));
+        assertThat(s.release(HeldClaim.lock(key, owner("c:t2"), token))).isFalse();
+        assertThat(store().release(HeldClaim.lock(key, owner("c:t1"), token)))
+                .as("the key names its owner, and its create revision the hold: no record of the grant is needed")
                 .isTrue();
-        assertThat(s.release(key, owner("c:t1"))).isFalse();
+        assertThat(s.release(HeldClaim.lock(key, owner("c:t1"), token))).isFalse();
         assertThat(fixture.keysOf(key.name())).isEmpty();
     }
 
@@ -196,6 +207,9 @@ class EtcdLockStoreIT {
 
     private static long granted(HandOff h) {
         assertThat(h).isInstanceOf(HandOff.Granted.class);
+        assertThat(((HandOff.Granted) h).spareTokens())
+                .as("etcd reserves no spare tokens, whatever the claim asks")
+                .isZero();
         return ((HandOff.Granted) h).fencingToken();
     }
 
@@ -213,10 +227,10 @@ class EtcdLockStoreIT {
     void handOff_freeQueue_grantsAGreaterTokenInOneTransaction() throws Exception {
         EtcdLockStore s = store();
         LockKey key = name();
-        long first = token(s.tryAcquire(key, owner("c:t1"), RENEWED, false));
+        long first = token(s.tryAcquire(lock(key, owner("c:t1"), RENEWED), false));
         long revision = fixture.revision();
         long requests = unaryRequests();
-        long second = granted(s.handOff(key, owner("c:t1"), owner("c:t2"), RENEWED));
+        long second = granted(s.handOff(lock(key, owner("c:t2"), RENEWED), owner("c:t1")));
         assertThat(unaryRequests() - requests).as("one round trip").isEqualTo(1);
         assertThat(second).isGreaterThan(first);
         assertThat(fixture.revision())
@@ -229,12 +243,12 @@ class EtcdLockStoreIT {
         assertThat(kvs.get(0).getCreateRevision()).isEqualTo(second);
         assertThat(kvs.get(0).getValue().toString(UTF_8)).isEqualTo("lease=30000ms owner=c:t2");
         long shared = kvs.get(0).getLease();
-        HeldLock h = new HeldLock(key, owner("c:t2"), second);
+        HeldClaim h = HeldClaim.lock(key, owner("c:t2"), second);
         assertThat(s.renew(List.of(h), LEASE))
                 .as("the store knows the new hold")
                 .isEmpty();
         // handed on to a fixed lease: the receiver's key gets a lease of its own
-        long third = granted(s.handOff(key, owner("c:t2"), owner("c:h1"), Lease.fixed(Duration.ofSeconds(20))));
+        long third = granted(s.handOff(lock(key, owner("c:h1"), Lease.fixed(Duration.ofSeconds(20))), owner("c:t2")));
         assertThat(third).isGreaterThan(second);
         kvs = fixture.keysOf(key.name());
         assertThat(kvs).hasSize(1);
@@ -246,7 +260,7 @@ class EtcdLockStoreIT {
                 .get(5, TimeUnit.SECONDS)
                 .getGrantedTTL();
         assertThat(ttl).isEqualTo(20);
-        assertThat(s.release(key, owner("c:h1"))).isTrue();
+        assertThat(s.release(HeldClaim.lock(key, owner("c:h1"), third))).isTrue();
         assertThat(fixture.keysOf(key.name())).isEmpty();
     }
 
@@ -255,16 +269,16 @@ class EtcdLockStoreIT {
         EtcdLockStore s = store();
         EtcdLockStore other = store();
         LockKey key = name();
-        var unused = token(s.tryAcquire(key, owner("c:t1"), RENEWED, false));
+        var unused = token(s.tryAcquire(lock(key, owner("c:t1"), RENEWED), false));
         fixture.expireHold(key.name());
-        long holder = token(other.tryAcquire(key, owner("o:t1"), RENEWED, false));
+        long holder = token(other.tryAcquire(lock(key, owner("o:t1"), RENEWED), false));
         long revision = fixture.revision();
-        assertThat(s.handOff(key, owner("c:t1"), owner("c:t2"), RENEWED)).isEqualTo(HandOff.notHeld());
+        assertThat(s.handOff(lock(key, owner("c:t2"), RENEWED), owner("c:t1"))).isEqualTo(HandOff.notHeld());
         assertThat(fixture.revision()).as("nothing written").isEqualTo(revision);
         List<KeyValue> kvs = fixture.keysOf(key.name());
         assertThat(kvs).hasSize(1);
         assertThat(kvs.get(0).getCreateRevision()).isEqualTo(holder);
-        assertThat(s.handOff(key, owner("c:t9"), owner("c:t2"), RENEWED))
+        assertThat(s.handOff(lock(key, owner("c:t2"), RENEWED), owner("c:t9")))
                 .as("an owner that never held it")
                 .isEqualTo(HandOff.notHeld());
         assertThat(fixture.keysOf(key.name())).hasSize(1);
@@ -275,20 +289,20 @@ class EtcdLockStoreIT {
         EtcdLockStore a = store();
         EtcdLockStore b = store();
         LockKey key = name();
-        long first = token(a.tryAcquire(key, owner("a:t1"), RENEWED, false));
-        assertThat(b.tryAcquire(key, owner("b:t1"), RENEWED, true)).isInstanceOf(Attempt.Busy.class);
-        assertThat(a.handOff(key, owner("a:t1"), owner("a:t2"), RENEWED)).isEqualTo(HandOff.queued());
+        long first = token(a.tryAcquire(lock(key, owner("a:t1"), RENEWED), false));
+        assertThat(b.tryAcquire(lock(key, owner("b:t1"), RENEWED), true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(a.handOff(lock(key, owner("a:t2"), RENEWED), owner("a:t1"))).isEqualTo(HandOff.queued());
         assertThat(fixture.keysOf(key.name()))
                 .extracting(kv -> kv.getKey().toString(UTF_8).replaceAll(".*/", ""))
                 .as("the giver's key is gone; the receiver waits behind the other client")
                 .containsExactly("b:t1", "a:t2");
-        assertThat(a.tryAcquire(key, owner("a:t2"), RENEWED, true)).isInstanceOf(Attempt.Busy.class);
-        long second = token(b.tryAcquire(key, owner("b:t1"), RENEWED, true));
-        assertThat(b.release(key, owner("b:t1"))).isTrue();
-        long third = token(a.tryAcquire(key, owner("a:t2"), RENEWED, true));
+        assertThat(a.tryAcquire(lock(key, owner("a:t2"), RENEWED), true)).isInstanceOf(Attempt.Busy.class);
+        long second = token(b.tryAcquire(lock(key, owner("b:t1"), RENEWED), true));
+        assertThat(b.release(HeldClaim.lock(key, owner("b:t1"), second))).isTrue();
+        long third = token(a.tryAcquire(lock(key, owner("a:t2"), RENEWED), true));
         assertThat(first).isLessThan(second);
         assertThat(second).isLessThan(third);
-        assertThat(a.release(key, owner("a:t2"))).isTrue();
+        assertThat(a.release(HeldClaim.lock(key, owner("a:t2"), third))).isTrue();
         assertThat(fixture.keysOf(key.name())).isEmpty();
     }
 
@@ -297,19 +311,19 @@ class EtcdLockStoreIT {
         EtcdLockStore a = store();
         EtcdLockStore b = store();
         LockKey key = name();
-        var unused = token(a.tryAcquire(key, owner("a:t1"), RENEWED, false));
-        assertThat(b.tryAcquire(key, owner("b:t1"), RENEWED, true)).isInstanceOf(Attempt.Busy.class);
-        assertThat(a.handOff(key, owner("a:t1"), owner("a:h1"), Lease.fixed(Duration.ofSeconds(20))))
+        var unused = token(a.tryAcquire(lock(key, owner("a:t1"), RENEWED), false));
+        assertThat(b.tryAcquire(lock(key, owner("b:t1"), RENEWED), true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(a.handOff(lock(key, owner("a:h1"), Lease.fixed(Duration.ofSeconds(20))), owner("a:t1")))
                 .isEqualTo(HandOff.queued());
         long own = fixture.keysOf(key.name()).get(1).getLease();
-        a.abandon(key, owner("a:h1"));
+        a.abandon(lock(key, owner("a:h1"), Lease.fixed(Duration.ofSeconds(20))));
         assertThat(fixture.keysOf(key.name()))
                 .extracting(kv -> kv.getKey().toString(UTF_8).replaceAll(".*/", ""))
                 .containsExactly("b:t1");
         Eventually.within(
                 Timing.seconds(3), "the waiter's own lease revoked", () -> !leases().contains(Long.toHexString(own)));
-        var unused2 = token(b.tryAcquire(key, owner("b:t1"), RENEWED, true));
-        assertThat(b.release(key, owner("b:t1"))).isTrue();
+        long second = token(b.tryAcquire(lock(key, owner("b:t1"), RENEWED), true));
+        assertThat(b.release(HeldClaim.lock(key, owner("b:t1"), second))).isTrue();
         assertThat(fixture.keysOf(key.name())).isEmpty();
     }
 
@@ -317,17 +331,17 @@ class EtcdLockStoreIT {
     void handOff_receiverAlreadyQueued_grantsItsOwnKey() {
         EtcdLockStore a = store();
         LockKey key = name();
-        long first = token(a.tryAcquire(key, owner("a:t1"), RENEWED, false));
-        assertThat(a.tryAcquire(key, owner("a:t2"), RENEWED, true)).isInstanceOf(Attempt.Busy.class);
+        long first = token(a.tryAcquire(lock(key, owner("a:t1"), RENEWED), false));
+        assertThat(a.tryAcquire(lock(key, owner("a:t2"), RENEWED), true)).isInstanceOf(Attempt.Busy.class);
         long queuedAt = fixture.keysOf(key.name()).get(1).getCreateRevision();
-        long second = granted(a.handOff(key, owner("a:t1"), owner("a:t2"), RENEWED));
+        long second = granted(a.handOff(lock(key, owner("a:t2"), RENEWED), owner("a:t1")));
         assertThat(second).as("the key it queued with").isEqualTo(queuedAt).isGreaterThan(first);
         assertThat(fixture.keysOf(key.name()))
                 .extracting(KeyValue::getCreateRevision)
                 .containsExactly(queuedAt);
-        HeldLock h = new HeldLock(key, owner("a:t2"), second);
+        HeldClaim h = HeldClaim.lock(key, owner("a:t2"), second);
         assertThat(a.renew(List.of(h), LEASE)).isEmpty();
-        assertThat(a.release(key, owner("a:t2"))).isTrue();
+        assertThat(a.release(h)).isTrue();
         assertThat(fixture.keysOf(key.name())).isEmpty();
     }
 
@@ -336,22 +350,22 @@ class EtcdLockStoreIT {
         EtcdLockStore a = store();
         EtcdLockStore b = store();
         LockKey key = name();
-        var unused = token(a.tryAcquire(key, owner("a:t1"), RENEWED, false));
-        assertThat(b.tryAcquire(key, owner("b:t1"), RENEWED, true)).isInstanceOf(Attempt.Busy.class);
-        assertThat(a.tryAcquire(key, owner("a:t2"), RENEWED, true)).isInstanceOf(Attempt.Busy.class);
+        var unused = token(a.tryAcquire(lock(key, owner("a:t1"), RENEWED), false));
+        assertThat(b.tryAcquire(lock(key, owner("b:t1"), RENEWED), true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(a.tryAcquire(lock(key, owner("a:t2"), RENEWED), true)).isInstanceOf(Attempt.Busy.class);
         long queuedAt = fixture.keysOf(key.name()).get(2).getCreateRevision();
-        assertThat(a.handOff(key, owner("a:t1"), owner("a:t2"), RENEWED)).isEqualTo(HandOff.queued());
+        assertThat(a.handOff(lock(key, owner("a:t2"), RENEWED), owner("a:t1"))).isEqualTo(HandOff.queued());
         assertThat(fixture.keysOf(key.name()))
                 .extracting(KeyValue::getCreateRevision)
                 .as("the receiver kept its place behind b")
                 .hasSize(2)
                 .endsWith(queuedAt);
-        long second = token(b.tryAcquire(key, owner("b:t1"), RENEWED, true));
-        assertThat(b.release(key, owner("b:t1"))).isTrue();
-        assertThat(token(a.tryAcquire(key, owner("a:t2"), RENEWED, true)))
+        long second = token(b.tryAcquire(lock(key, owner("b:t1"), RENEWED), true));
+        assertThat(b.release(HeldClaim.lock(key, owner("b:t1"), second))).isTrue();
+        assertThat(token(a.tryAcquire(lock(key, owner("a:t2"), RENEWED), true)))
                 .isEqualTo(queuedAt)
                 .isGreaterThan(second);
-        assertThat(a.release(key, owner("a:t2"))).isTrue();
+        assertThat(a.release(HeldClaim.lock(key, owner("a:t2"), queuedAt))).isTrue();
         assertThat(fixture.keysOf(key.name())).isEmpty();
     }
 
@@ -359,14 +373,14 @@ class EtcdLockStoreIT {
     void uncontendedAcquireAndRelease_oneTransactionAndOnePlainDelete() {
         EtcdLockStore s = store();
         LockKey key = name();
-        var warm = token(s.tryAcquire(key, owner("c:t0"), RENEWED, false)); // the shared lease, granted once
-        assertThat(s.release(key, owner("c:t0"))).isTrue();
+        long warm = token(s.tryAcquire(lock(key, owner("c:t0"), RENEWED), false)); // the shared lease, granted once
+        assertThat(s.release(HeldClaim.lock(key, owner("c:t0"), warm))).isTrue();
         String endpoint = etcd.endpoints().split(",")[0];
         long txns = EtcdFixture.handled(endpoint, "Txn");
         long deletes = EtcdFixture.handled(endpoint, "DeleteRange");
         long requests = unaryRequests();
-        var unused = token(s.tryAcquire(key, owner("c:t1"), RENEWED, false));
-        assertThat(s.release(key, owner("c:t1"))).isTrue();
+        long token = token(s.tryAcquire(lock(key, owner("c:t1"), RENEWED), false));
+        assertThat(s.release(HeldClaim.lock(key, owner("c:t1"), token))).isTrue();
         assertThat(EtcdFixture.handled(endpoint, "Txn") - txns).isEqualTo(1);
         assertThat(EtcdFixture.handled(endpoint, "DeleteRange") - deletes).isEqualTo(1);
         assertThat(unaryRequests() - requests).isEqualTo(2);
@@ -377,11 +391,11 @@ class EtcdLockStoreIT {
     void release_keyOfTheOwnerRecreatedBehindItsBack_returnsFalse() throws Exception {
         EtcdLockStore s = store();
         LockKey key = name();
-        var unused = token(s.tryAcquire(key, owner("c:t1"), RENEWED, false));
+        long token = token(s.tryAcquire(lock(key, owner("c:t1"), RENEWED), false));
         KeyValue hold = fixture.keysOf(key.name()).get(0);
         fixture.client().getKVClient().delete(hold.getKey()).get(5, TimeUnit.SECONDS);
         fixture.client().getKVClient().put(hold.getKey(), hold.getValue()).get(5, TimeUnit.SECONDS);
-        assertThat(s.release(key, owner("c:t1")))
+        assertThat(s.release(HeldClaim.lock(key, owner("c:t1"), token)))
                 .as("not the hold it was granted")
                 .isFalse();
     }
@@ -393,10 +407,10 @@ class EtcdLockStoreIT {
         EtcdLockStore holder = store();
         EtcdLockStore waiter = store();
         LockKey key = name();
-        var unused = token(holder.tryAcquire(key, owner("h:t1"), RENEWED, true));
-        assertThat(waiter.tryAcquire(key, owner("w:t1"), RENEWED, true)).isInstanceOf(Attempt.Busy.class);
-        waiter.abandon(key, owner("w:t1"));
-        assertThat(holder.release(key, owner("h:t1"))).isTrue();
+        long token = token(holder.tryAcquire(lock(key, owner("h:t1"), RENEWED), true));
+        assertThat(waiter.tryAcquire(lock(key, owner("w:t1"), RENEWED), true)).isInstanceOf(Attempt.Busy.class);
+        waiter.abandon(lock(key, owner("w:t1"), RENEWED));
+        assertThat(holder.release(HeldClaim.lock(key, owner("h:t1"), token))).isTrue();
         assertThat(holder.inspect(key)).as("nobody was granted the lock").isEmpty();
         assertThat(fixture.keysOf(key.name())).isEmpty();
     }
@@ -456,10 +470,10 @@ class EtcdLockStoreIT {
         EtcdLockStore s = store();
         LockKey k1 = name();
         LockKey k2 = name();
-        long t1 = token(s.tryAcquire(k1, owner("c:t1"), RENEWED, false));
-        long t2 = token(s.tryAcquire(k2, owner("c:h1"), RENEWED, false));
-        Set<HeldLock> gone =
-                s.renew(List.of(new HeldLock(k1, owner("c:t1"), t1), new HeldLock(k2, owner("c:h1"), t2)), LEASE);
+        long t1 = token(s.tryAcquire(lock(k1, owner("c:t1"), RENEWED), false));
+        long t2 = token(s.tryAcquire(lock(k2, owner("c:h1"), RENEWED), false));
+        Set<HeldClaim> gone =
+                s.renew(List.of(HeldClaim.lock(k1, owner("c:t1"), t1), HeldClaim.lock(k2, owner("c:h1"), t2)), LEASE);
         assertThat(gone).isEmpty();
     }
 
@@ -468,8 +482,8 @@ class EtcdLockStoreIT {
         EtcdLockStore s = store();
         LockKey k1 = name();
         LockKey k2 = name();
-        HeldLock h1 = new HeldLock(k1, owner("c:t1"), token(s.tryAcquire(k1, owner("c:t1"), RENEWED, false)));
-        HeldLock h2 = new HeldLock(k2, owner("c:t2"), token(s.tryAcquire(k2, owner("c:t2"), RENEWED, false)));
+        HeldClaim h1 = HeldClaim.lock(k1, owner("c:t1"), token(s.tryAcquire(lock(k1, owner("c:t1"), RENEWED), false)));
+        HeldClaim h2 = HeldClaim.lock(k2, owner("c:t2"), token(s.tryAcquire(lock(k2, owner("c:t2"), RENEWED), false)));
         long lease = fixture.keysOf(k1.name()).get(0).getLease();
         assertThat(fixture.keysOf(k2.name()).get(0).getLease())
                 .as("one lease per client")
@@ -477,7 +491,7 @@ class EtcdLockStoreIT {
         fixture.client().getLeaseClient().revoke(lease).get(5, TimeUnit.SECONDS);
         assertThat(s.renew(List.of(h1, h2), LEASE)).containsExactlyInAnyOrder(h1, h2);
         // the store takes a new lease for the next hold
-        long next = token(s.tryAcquire(k1, owner("c:t3"), RENEWED, false));
+        long next = token(s.tryAcquire(lock(k1, owner("c:t3"), RENEWED), false));
         assertThat(next).isGreaterThan(h1.fencingToken());
         assertThat(fixture.keysOf(k1.name()).get(0).getLease()).isNotEqualTo(lease);
     }
@@ -487,8 +501,8 @@ class EtcdLockStoreIT {
         EtcdLockStore s = store();
         LockKey k1 = name();
         LockKey k2 = name();
-        HeldLock h1 = new HeldLock(k1, owner("c:t1"), token(s.tryAcquire(k1, owner("c:t1"), RENEWED, false)));
-        HeldLock h2 = new HeldLock(k2, owner("c:t2"), token(s.tryAcquire(k2, owner("c:t2"), RENEWED, false)));
+        HeldClaim h1 = HeldClaim.lock(k1, owner("c:t1"), token(s.tryAcquire(lock(k1, owner("c:t1"), RENEWED), false)));
+        HeldClaim h2 = HeldClaim.lock(k2, owner("c:t2"), token(s.tryAcquire(lock(k2, owner("c:t2"), RENEWED), false)));
         fixture.expireHold(k1.name());
         assertThat(s.renew(List.of(h1, h2), LEASE)).containsExactly(h1);
     }
@@ -505,8 +519,8 @@ class EtcdLockStoreIT {
                 Ticker.system());
         opened.add(s);
         LockKey key = name();
-        HeldLock h = new HeldLock(
-                key, owner("c:t1"), token(s.tryAcquire(key, owner("c:t1"), Lease.renewed(shortLease), false)));
+        HeldClaim h = HeldClaim.lock(
+                key, owner("c:t1"), token(s.tryAcquire(lock(key, owner("c:t1"), Lease.renewed(shortLease)), false)));
         long lease = fixture.keysOf(key.name()).get(0).getLease();
         long granted = fixture.client()
                 .getLeaseClient()
@@ -547,14 +561,14 @@ class EtcdLockStoreIT {
         opened.add(s);
         LockKey key = name();
         OwnerId owner = owner("c:t1");
-        var first = token(s.tryAcquire(key, owner, RENEWED, false)); // grants the shared lease: confirmed at 0
-        assertThat(s.release(key, owner)).isTrue();
+        long first = token(s.tryAcquire(lock(key, owner, RENEWED), false)); // grants the shared lease: confirmed at 0
+        assertThat(s.release(HeldClaim.lock(key, owner, first))).isTrue();
         slow.set(true);
 
         now.set(TimeUnit.MILLISECONDS.toNanos(600));
         long t0 = System.nanoTime();
-        var second = token(s.tryAcquire(key, owner, RENEWED, false));
-        assertThat(s.release(key, owner)).isTrue();
+        long second = token(s.tryAcquire(lock(key, owner, RENEWED), false));
+        assertThat(s.release(HeldClaim.lock(key, owner, second))).isTrue();
         assertThat(Duration.ofNanos(System.nanoTime() - t0))
                 .as("a keep-alive went out, and the acquire did not wait for it")
                 .isLessThan(Duration.ofMillis(1500));
@@ -562,8 +576,8 @@ class EtcdLockStoreIT {
 
         now.set(TimeUnit.MILLISECONDS.toNanos(800));
         t0 = System.nanoTime();
-        var third = token(s.tryAcquire(key, owner, RENEWED, false));
-        assertThat(s.release(key, owner)).isTrue();
+        long third = token(s.tryAcquire(lock(key, owner, RENEWED), false));
+        assertThat(s.release(HeldClaim.lock(key, owner, third))).isTrue();
         assertThat(Duration.ofNanos(System.nanoTime() - t0))
                 .as("the acquire waited for the keep-alive in flight")
                 .isGreaterThan(Duration.ofMillis(1000));
@@ -571,8 +585,8 @@ class EtcdLockStoreIT {
 
         now.set(TimeUnit.MILLISECONDS.toNanos(1100)); // half the slack after that keep-alive was sent: none due
         t0 = System.nanoTime();
-        var fourth = token(s.tryAcquire(key, owner, RENEWED, false));
-        assertThat(s.release(key, owner)).isTrue();
+        long fourth = token(s.tryAcquire(lock(key, owner, RENEWED), false));
+        assertThat(s.release(HeldClaim.lock(key, owner, fourth))).isTrue();
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofMillis(1500));
         assertThat(keepAlives.get())
                 .as("its answer dated the lease from its sending")
@@ -610,26 +624,64 @@ class EtcdLockStoreIT {
     // ---------------------------------------------------------------- fixed leases
 
     @Test
-    void fixedLease_hasALeaseOfItsOwn_andEndsInEtcdWhenItEnds() throws Exception {
+    void fixedLease_hasALeaseOfItsOwn_withItsLengthAsTtl() throws Exception {
         EtcdLockStore s = store();
         LockKey watchdogKey = name();
         LockKey fixedKey = name();
-        var unused = token(s.tryAcquire(watchdogKey, owner("c:t1"), RENEWED, false));
-        var unused2 = token(s.tryAcquire(fixedKey, owner("c:h1"), Lease.fixed(Duration.ofMillis(700)), false));
+        var unused = token(s.tryAcquire(lock(watchdogKey, owner("c:t1"), RENEWED), false));
+        long fixed = token(s.tryAcquire(lock(fixedKey, owner("c:h1"), Lease.fixed(Duration.ofSeconds(7))), false));
         long shared = fixture.keysOf(watchdogKey.name()).get(0).getLease();
         long own = fixture.keysOf(fixedKey.name()).get(0).getLease();
         assertThat(own).isNotEqualTo(shared);
-        long ttl = fixture.client()
+        assertThat(grantedTtl(own)).isEqualTo(7);
+        assertThat(s.release(HeldClaim.lock(fixedKey, owner("c:h1"), fixed))).isTrue();
+        Eventually.within(Timing.seconds(3), "the hold's own lease revoked on release", () -> !leases().contains(
+                        Long.toHexString(own)));
+    }
+
+    @Test
+    void fixedLease_endsInEtcdAfterItsTtl_withNoClientAction() throws Exception {
+        EtcdLockStore s = store();
+        LockKey watchdogKey = name();
+        LockKey fixedKey = name();
+        var unused = token(s.tryAcquire(lock(watchdogKey, owner("c:t1"), RENEWED), false));
+        long start = System.nanoTime();
+        var unused2 = token(s.tryAcquire(lock(fixedKey, owner("c:h1"), Lease.fixed(Duration.ofMillis(200))), false));
+        long own = fixture.keysOf(fixedKey.name()).get(0).getLease();
+        assertThat(grantedTtl(own)).as("200 ms rounded up to whole seconds").isEqualTo(1);
+        // the hold's lease has passed, and the client stays open and idle: only etcd's TTL may end the key
+        Duration toMark = Duration.ofMillis(500).minusNanos(System.nanoTime() - start);
+        if (!toMark.isNegative()) {
+            Timing.sleep(toMark);
+        }
+        assertThat(fixture.keysOf(fixedKey.name()))
+                .as("no timer of the client revoked it at its lease end")
+                .hasSize(1);
+        // renewing the client's watchdog holds keeps only their lease alive
+        var held = HeldClaim.lock(
+                watchdogKey,
+                owner("c:t1"),
+                fixture.keysOf(watchdogKey.name()).get(0).getCreateRevision());
+        assertThat(s.renew(List.of(held), LEASE)).isEmpty();
+        Eventually.within(Timing.seconds(4), "etcd expired the fixed lease", () -> fixture.keysOf(fixedKey.name())
+                .isEmpty());
+        assertThat(System.nanoTime() - start).isGreaterThan(TimeUnit.MILLISECONDS.toNanos(900));
+        assertThat(leases()).as("the lease is gone with its key").doesNotContain(Long.toHexString(own));
+        assertThat(fixture.keysOf(watchdogKey.name())).hasSize(1);
+        // the owner acquires again: a fresh key on a fresh lease, a greater token
+        long again = token(s.tryAcquire(lock(fixedKey, owner("c:h1"), Lease.fixed(Duration.ofSeconds(5))), false));
+        assertThat(fixture.keysOf(fixedKey.name()))
+                .extracting(KeyValue::getCreateRevision)
+                .containsExactly(again);
+        assertThat(s.release(HeldClaim.lock(fixedKey, owner("c:h1"), again))).isTrue();
+    }
+
+    private static long grantedTtl(long lease) throws Exception {
+        return fixture.client()
                 .getLeaseClient()
-                .timeToLive(own, LeaseOption.DEFAULT)
+                .timeToLive(lease, LeaseOption.DEFAULT)
                 .get(5, TimeUnit.SECONDS)
                 .getGrantedTTL();
-        assertThat(ttl).as("700 ms rounded up to whole seconds").isEqualTo(1);
-        long start = System.nanoTime();
-        Eventually.within(Timing.seconds(3), "fixed hold ended", () -> fixture.keysOf(fixedKey.name())
-                .isEmpty());
-        assertThat(System.nanoTime() - start).isGreaterThan(TimeUnit.MILLISECONDS.toNanos(500));
-        assertThat(fixture.keysOf(watchdogKey.name())).hasSize(1);
     }
 
     @Test
@@ -637,7 +689,7 @@ class EtcdLockStoreIT {
         Client raw = Client.builder().endpoints(etcd.endpoints()).build();
         EtcdLockStore s = new EtcdLockStore(raw, false, NAMESPACE, LEASE, Duration.ofSeconds(5), Ticker.system());
         LockKey key = name();
-        var unused = token(s.tryAcquire(key, owner("c:h1"), Lease.fixed(Duration.ofSeconds(1)), false));
+        var unused = token(s.tryAcquire(lock(key, owner("c:h1"), Lease.fixed(Duration.ofSeconds(1))), false));
         opened.add(s);
         raw.close(); // the process is gone: no release, no revoke, no timer can reach etcd
         Eventually.within(Timing.seconds(5), "lease expired in etcd", () -> fixture.keysOf(key.name())
@@ -651,13 +703,13 @@ class EtcdLockStoreIT {
         EtcdLockStore s = store();
         EtcdLockStore other = store();
         LockKey key = name();
-        var unused = token(other.tryAcquire(key, owner("o:t1"), RENEWED, false));
+        long token = token(other.tryAcquire(lock(key, owner("o:t1"), RENEWED), false));
         AtomicInteger wakeUps = new AtomicInteger();
         try (Subscription sub = s.subscribe(key, wakeUps::incrementAndGet)) {
             assertThat(sub.notifies()).isTrue();
-            assertThat(other.release(key, owner("o:t1"))).isTrue();
+            assertThat(other.release(HeldClaim.lock(key, owner("o:t1"), token))).isTrue();
             Eventually.within(Timing.seconds(3), "woken by release", () -> wakeUps.get() == 1);
-            var unused2 = token(other.tryAcquire(key, owner("o:t2"), RENEWED, false));
+            var unused2 = token(other.tryAcquire(lock(key, owner("o:t2"), RENEWED), false));
             Timing.sleep(Duration.ofMillis(200));
             assertThat(wakeUps.get()).as("puts do not wake").isEqualTo(1);
             fixture.expireHold(key.name());
@@ -671,10 +723,12 @@ class EtcdLockStoreIT {
         EtcdLockStore other = store();
         for (int i = 0; i < 10; i++) {
             LockKey key = name();
-            var unused = token(other.tryAcquire(key, owner("o:t1"), RENEWED, false));
+            long token = token(other.tryAcquire(lock(key, owner("o:t1"), RENEWED), false));
             CountDownLatch woken = new CountDownLatch(1);
             try (Subscription sub = s.subscribe(key, woken::countDown)) {
-                assertThat(other.release(key, owner("o:t1"))).isTrue(); // before the watch stream may be set up
+                // before the watch stream may be set up
+                assertThat(other.release(HeldClaim.lock(key, owner("o:t1"), token)))
+                        .isTrue();
                 assertThat(woken.await(3, TimeUnit.SECONDS))
                         .as("iteration %d", i)
                         .isTrue();
@@ -750,13 +804,14 @@ class EtcdLockStoreIT {
                 Timing.seconds(3), "nothing left", () -> fixture.keysOf(name).isEmpty());
     }
 
-    /** Whether {@code t} waits in the engine, not in a store call. */
+    /** Whether {@code t} waits in the engine, not in a store call (a frame of the store or one of its parts). */
     private static boolean parkedInTheEngine(Thread t) {
         StackTraceElement[] stack = t.getStackTrace();
-        String store = EtcdLockStore.class.getName();
+        String parts = EtcdLockStore.class.getPackageName() + ".Etcd";
+        String test = EtcdLockStoreIT.class.getName();
         return Arrays.stream(stack)
-                        .noneMatch(f -> f.getClassName().equals(store)
-                                || f.getClassName().startsWith(store + "$"))
+                        .noneMatch(f -> f.getClassName().startsWith(parts)
+                                && !f.getClassName().startsWith(test))
                 && Arrays.stream(stack).anyMatch(f -> f.getMethodName().equals("parkNanos"));
     }
 
@@ -768,9 +823,9 @@ class EtcdLockStoreIT {
         String base = "ops-" + UUID.randomUUID();
         LockKey a = new LockKey(base + "/a");
         LockKey b = new LockKey(base + "/b");
-        long ta = token(s.tryAcquire(a, owner("c:t1"), RENEWED, true));
-        assertThat(s.tryAcquire(a, owner("c:t2"), RENEWED, true)).isInstanceOf(Attempt.Busy.class);
-        long tb = token(s.tryAcquire(b, owner("c:h1"), Lease.fixed(Duration.ofSeconds(20)), false));
+        long ta = token(s.tryAcquire(lock(a, owner("c:t1"), RENEWED), true));
+        assertThat(s.tryAcquire(lock(a, owner("c:t2"), RENEWED), true)).isInstanceOf(Attempt.Busy.class);
+        long tb = token(s.tryAcquire(lock(b, owner("c:h1"), Lease.fixed(Duration.ofSeconds(20))), false));
         LockInfo info = s.inspect(a).orElseThrow();
         assertThat(info.name()).isEqualTo(a.name());
         assertThat(info.owner()).isEqualTo("c:t1");
@@ -790,6 +845,35 @@ class EtcdLockStoreIT {
         assertThat(s.forceRelease(new LockKey(base + "/none"))).isEmpty();
     }
 
+    @Test
+    void forceRelease_ofOneOwner_endsOnlyItsHold_aWaiterKeepsItsPlace() {
+        EtcdLockStore s = store();
+        LockKey key = name();
+        assertThat(s.kinds()).containsExactly(Claim.Kind.LOCK);
+        assertThat(s.available(key, Claim.Kind.LOCK, 1)).as("free").isEqualTo(1);
+        long holder = token(s.tryAcquire(lock(key, owner("c:t1"), RENEWED), true));
+        assertThat(s.tryAcquire(lock(key, owner("c:t2"), RENEWED), true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(s.available(key, Claim.Kind.LOCK, 1)).as("held").isZero();
+        assertThat(s.forceRelease(key, owner("c:t2")))
+                .as("a waiter holds nothing")
+                .isEmpty();
+        assertThat(s.forceRelease(key, owner("c:t9")))
+                .as("an owner without a key")
+                .isEmpty();
+        assertThat(fixture.keysOf(key.name())).hasSize(2);
+        LockInfo forced = s.forceRelease(key, owner("c:t1")).orElseThrow();
+        assertThat(forced.owner()).isEqualTo("c:t1");
+        assertThat(forced.fencingToken()).isEqualTo(holder);
+        assertThat(forced.waiters()).isEqualTo(1);
+        long next = token(s.tryAcquire(lock(key, owner("c:t2"), RENEWED), true));
+        assertThat(next).as("the waiter's own key, next in line").isGreaterThan(holder);
+        assertThat(s.release(HeldClaim.lock(key, owner("c:t1"), holder)))
+                .as("the forced hold is gone")
+                .isFalse();
+        assertThat(s.release(HeldClaim.lock(key, owner("c:t2"), next))).isTrue();
+        assertThat(s.available(key, Claim.Kind.LOCK, 1)).isEqualTo(1);
+    }
+
     // ---------------------------------------------------------------- leftovers
 
     @Test
@@ -799,11 +883,11 @@ class EtcdLockStoreIT {
         EtcdLockStore other = store();
         LockKey k1 = name();
         LockKey k2 = name();
-        var unused = token(other.tryAcquire(k1, owner("o:t1"), RENEWED, false));
-        assertThat(s.tryAcquire(k1, owner("c:t1"), RENEWED, true)).isInstanceOf(Attempt.Busy.class);
-        assertThat(s.tryAcquire(k1, owner("c:h1"), Lease.fixed(Duration.ofSeconds(20)), true))
+        var unused = token(other.tryAcquire(lock(k1, owner("o:t1"), RENEWED), false));
+        assertThat(s.tryAcquire(lock(k1, owner("c:t1"), RENEWED), true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(s.tryAcquire(lock(k1, owner("c:h1"), Lease.fixed(Duration.ofSeconds(20))), true))
                 .isInstanceOf(Attempt.Busy.class);
-        var unused2 = token(s.tryAcquire(k2, owner("c:h2"), Lease.fixed(Duration.ofSeconds(20)), false));
+        var unused2 = token(s.tryAcquire(lock(k2, owner("c:h2"), Lease.fixed(Duration.ofSeconds(20))), false));
         Set<String> during = new java.util.HashSet<>(leases());
         during.removeAll(before);
         assertThat(during).as("two shared leases and two of their own").hasSize(4);

@@ -6,7 +6,6 @@ import io.distlock.LockClient;
 import io.distlock.internal.EngineClient;
 import io.distlock.internal.EngineConfig;
 import io.distlock.internal.LockEngine;
-import io.distlock.spi.LockStore;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -107,10 +106,10 @@ public final class JdbcLockClient extends EngineClient {
         ADVISORY
     }
 
-    private final LockStore store;
+    private final JdbcStore store;
     private final Mode mode;
 
-    private JdbcLockClient(LockEngine engine, LockStore store, Mode mode) {
+    private JdbcLockClient(LockEngine engine, JdbcStore store, Mode mode) {
         super(engine);
         this.store = store;
         this.mode = mode;
@@ -143,7 +142,7 @@ public final class JdbcLockClient extends EngineClient {
     }
 
     /** The store, for tests in this package. */
-    LockStore store() {
+    JdbcStore store() {
         return store;
     }
 
@@ -282,7 +281,7 @@ public final class JdbcLockClient extends EngineClient {
                 cfg = cfg.withClientId(clientId);
             }
             Db db = new Db(ds, d, tableName);
-            LockStore store =
+            JdbcStore store =
                     switch (mode) {
                         case TABLE -> new JdbcTableLockStore(db, cfg.clientId());
                         case ROW_LOCK ->

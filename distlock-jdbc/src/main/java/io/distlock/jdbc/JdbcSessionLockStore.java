@@ -3,12 +3,11 @@ package io.distlock.jdbc;
 import io.distlock.DistributedLockException;
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.Claim;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.HandsOff;
-import io.distlock.spi.HeldLock;
-import io.distlock.spi.Lease;
+import io.distlock.spi.HeldClaim;
 import io.distlock.spi.LockKey;
-import io.distlock.spi.LockStore;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.SessionHolds;
 import io.distlock.spi.Subscription;
@@ -53,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * reported gone. Hand-off keeps the session and the lock and gives them a new owner and a new token. Fair waiters use
  * the shared queue table (FairQueue).
  */
-final class JdbcSessionLockStore implements LockStore, HandsOff, SessionHolds {
+final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds {
     private static final Logger log = LoggerFactory.getLogger(JdbcSessionLockStore.class);
     /** How soon a waiter re-checks a lock whose holder might have died without a notification. */
     private static final Duration RECHECK = Duration.ofSeconds(1);
@@ -100,8 +99,10 @@ final class JdbcSessionLockStore implements LockStore, HandsOff, SessionHolds {
     }
 
     @Override
-    public Attempt tryAcquire(LockKey key, OwnerId owner, Lease leaseSpec, boolean queued) {
-        Duration lease = leaseSpec.length();
+    public Attempt tryAcquire(Claim claim, boolean queued) {
+        LockKey key = claim.key();
+        OwnerId owner = claim.owner();
+        Duration lease = claim.lease().length();
         String hash = Names.hash(key.name());
         if (queued) {
             boolean first = db.transaction(
@@ -176,12 +177,16 @@ final class JdbcSessionLockStore implements LockStore, HandsOff, SessionHolds {
 
     /** Ends the owner's hold and queue entry: an owner holds through one session here, never two. */
     @Override
-    public void abandonHold(HeldLock hold) {
+    public void abandonHold(HeldClaim hold) {
         abandon(hold.key(), hold.owner());
     }
 
     @Override
-    public void abandon(LockKey key, OwnerId owner) {
+    public void abandon(Claim claim) {
+        abandon(claim.key(), claim.owner());
+    }
+
+    private void abandon(LockKey key, OwnerId owner) {
         Session s = sessions.remove(id(key, owner));
         if (s != null) {
             var unused = end(s, true); // first: a hold must end even if the queue table cannot be reached
@@ -195,8 +200,8 @@ final class JdbcSessionLockStore implements LockStore, HandsOff, SessionHolds {
     }
 
     @Override
-    public boolean release(LockKey key, OwnerId owner) {
-        Session s = sessions.remove(id(key, owner));
+    public boolean release(HeldClaim hold) {
+        Session s = sessions.remove(id(hold.key(), hold.owner()));
         return s != null && end(s, true);
     }
 
@@ -230,12 +235,12 @@ final class JdbcSessionLockStore implements LockStore, HandsOff, SessionHolds {
     }
 
     @Override
-    public Set<HeldLock> renew(Collection<HeldLock> holds, Duration lease) {
-        Set<HeldLock> gone = new HashSet<>();
+    public Set<HeldClaim> renew(Collection<HeldClaim> holds, Duration lease) {
+        Set<HeldClaim> gone = new HashSet<>();
         List<SessionLock.Held> asked = new ArrayList<>();
-        Map<Long, HeldLock> byId = new HashMap<>();
+        Map<Long, HeldClaim> byId = new HashMap<>();
         long n = 0;
-        for (HeldLock h : holds) {
+        for (HeldClaim h : holds) {
             Session s = sessions.get(id(h.key(), h.owner()));
             if (s == null || s.token != h.fencingToken()) {
                 gone.add(h);
@@ -248,7 +253,7 @@ final class JdbcSessionLockStore implements LockStore, HandsOff, SessionHolds {
             return gone;
         }
         Set<Long> held = db.autocommit("renewal of " + asked.size() + " locks", c -> mechanism.stillHeld(c, asked));
-        for (Map.Entry<Long, HeldLock> e : byId.entrySet()) {
+        for (Map.Entry<Long, HeldClaim> e : byId.entrySet()) {
             if (!held.contains(e.getKey())) {
                 gone.add(e.getValue());
             }
@@ -257,8 +262,10 @@ final class JdbcSessionLockStore implements LockStore, HandsOff, SessionHolds {
     }
 
     @Override
-    public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Lease leaseSpec) {
-        Duration lease = leaseSpec.length();
+    public HandOff handOff(Claim claim, OwnerId from) {
+        LockKey key = claim.key();
+        OwnerId to = claim.owner();
+        Duration lease = claim.lease().length();
         Session s = sessions.remove(id(key, from));
         if (s == null) {
             log.warn("distlock: hand-off of '{}' from {} found no session", abbreviate(key), from);
@@ -276,6 +283,22 @@ final class JdbcSessionLockStore implements LockStore, HandsOff, SessionHolds {
         s.token = token;
         sessions.put(id(key, to), s);
         return HandOff.granted(token);
+    }
+
+    @Override
+    public Set<Claim.Kind> kinds() {
+        return Set.of(Claim.Kind.LOCK);
+    }
+
+    @Override
+    public int available(LockKey key, Claim.Kind kind, int size) {
+        return inspect(key).isPresent() ? 0 : 1;
+    }
+
+    @Override
+    public Optional<LockInfo> forceRelease(LockKey key, OwnerId owner) {
+        Optional<LockInfo> info = inspect(key);
+        return info.isPresent() && release(HeldClaim.lock(key, owner, 0)) ? info : Optional.empty();
     }
 
     @Override

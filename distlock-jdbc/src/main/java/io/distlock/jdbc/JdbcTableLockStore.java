@@ -2,12 +2,11 @@ package io.distlock.jdbc;
 
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.Claim;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.HandsOff;
-import io.distlock.spi.HeldLock;
-import io.distlock.spi.Lease;
+import io.distlock.spi.HeldClaim;
 import io.distlock.spi.LockKey;
-import io.distlock.spi.LockStore;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.Subscription;
 import java.sql.Connection;
@@ -58,7 +57,7 @@ import org.slf4j.LoggerFactory;
  * On PostgreSQL the statement that deletes a hold also sends NOTIFY <table>_release with the name hash as payload;
  * waiters listen through PgListener. Elsewhere waiters poll with back-off bounded by the holder's remaining lease.
  */
-final class JdbcTableLockStore implements LockStore, HandsOff {
+final class JdbcTableLockStore implements JdbcStore, HandsOff {
     private static final Logger log = LoggerFactory.getLogger(JdbcTableLockStore.class);
     private static final long CLEANUP_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final int RENEW_BATCH = 500;
@@ -85,8 +84,10 @@ final class JdbcTableLockStore implements LockStore, HandsOff {
     }
 
     @Override
-    public Attempt tryAcquire(LockKey key, OwnerId owner, Lease leaseSpec, boolean queued) {
-        Duration lease = leaseSpec.length();
+    public Attempt tryAcquire(Claim claim, boolean queued) {
+        LockKey key = claim.key();
+        OwnerId owner = claim.owner();
+        Duration lease = claim.lease().length();
         maybeCleanup();
         String hash = Names.hash(key.name());
         long leaseMillis = Db.leaseMillis(lease);
@@ -179,7 +180,9 @@ final class JdbcTableLockStore implements LockStore, HandsOff {
     }
 
     @Override
-    public void abandon(LockKey key, OwnerId owner) {
+    public void abandon(Claim claim) {
+        LockKey key = claim.key();
+        OwnerId owner = claim.owner();
         String hash = Names.hash(key.name());
         db.transaction("abandon of '" + abbreviate(key.name()) + "'", c -> {
             boolean changed = queue.remove(c, hash, owner.value());
@@ -196,7 +199,9 @@ final class JdbcTableLockStore implements LockStore, HandsOff {
     }
 
     @Override
-    public boolean release(LockKey key, OwnerId owner) {
+    public boolean release(HeldClaim hold) {
+        LockKey key = hold.key();
+        OwnerId owner = hold.owner();
         String hash = Names.hash(key.name());
         return db.transaction("release of '" + abbreviate(key.name()) + "'", c -> {
             int live;
@@ -222,19 +227,19 @@ final class JdbcTableLockStore implements LockStore, HandsOff {
     }
 
     @Override
-    public Set<HeldLock> renew(Collection<HeldLock> holds, Duration lease) {
+    public Set<HeldClaim> renew(Collection<HeldClaim> holds, Duration lease) {
         maybeCleanup();
-        List<HeldLock> all = new ArrayList<>(holds);
-        Set<HeldLock> gone = new HashSet<>();
+        List<HeldClaim> all = new ArrayList<>(holds);
+        Set<HeldClaim> gone = new HashSet<>();
         long leaseMillis = Db.leaseMillis(lease);
         for (int from = 0; from < all.size(); from += RENEW_BATCH) {
-            List<HeldLock> batch = all.subList(from, Math.min(all.size(), from + RENEW_BATCH));
+            List<HeldClaim> batch = all.subList(from, Math.min(all.size(), from + RENEW_BATCH));
             gone.addAll(renewBatch(batch, leaseMillis));
         }
         return gone;
     }
 
-    private Set<HeldLock> renewBatch(List<HeldLock> batch, long leaseMillis) {
+    private Set<HeldClaim> renewBatch(List<HeldClaim> batch, long leaseMillis) {
         StringBuilder pairs = new StringBuilder();
         for (int i = 0; i < batch.size(); i++) {
             pairs.append(i == 0 ? "(?, ?)" : ", (?, ?)");
@@ -251,8 +256,8 @@ final class JdbcTableLockStore implements LockStore, HandsOff {
             if (updated == batch.size()) {
                 return Set.of();
             }
-            Map<String, HeldLock> byKey = new HashMap<>();
-            for (HeldLock h : batch) {
+            Map<String, HeldClaim> byKey = new HashMap<>();
+            for (HeldClaim h : batch) {
                 byKey.put(Names.hash(h.key().name()) + '\n' + h.owner().value(), h);
             }
             try (PreparedStatement ps = c.prepareStatement("SELECT name_hash, owner FROM " + t + where)) {
@@ -267,17 +272,19 @@ final class JdbcTableLockStore implements LockStore, HandsOff {
         });
     }
 
-    private static void bindPairs(PreparedStatement ps, int first, List<HeldLock> batch) throws SQLException {
+    private static void bindPairs(PreparedStatement ps, int first, List<HeldClaim> batch) throws SQLException {
         int i = first;
-        for (HeldLock h : batch) {
+        for (HeldClaim h : batch) {
             ps.setString(i++, Names.hash(h.key().name()));
             ps.setString(i++, h.owner().value());
         }
     }
 
     @Override
-    public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Lease leaseSpec) {
-        Duration lease = leaseSpec.length();
+    public HandOff handOff(Claim claim, OwnerId from) {
+        LockKey key = claim.key();
+        OwnerId to = claim.owner();
+        Duration lease = claim.lease().length();
         String hash = Names.hash(key.name());
         long leaseMillis = Db.leaseMillis(lease);
         long token = db.autocommit("hand-off of '" + abbreviate(key.name()) + "'", c -> {
@@ -294,6 +301,22 @@ final class JdbcTableLockStore implements LockStore, HandsOff {
             }
         });
         return token < 0 ? HandOff.notHeld() : HandOff.granted(token);
+    }
+
+    @Override
+    public Set<Claim.Kind> kinds() {
+        return Set.of(Claim.Kind.LOCK);
+    }
+
+    @Override
+    public int available(LockKey key, Claim.Kind kind, int size) {
+        return inspect(key).isPresent() ? 0 : 1;
+    }
+
+    @Override
+    public Optional<LockInfo> forceRelease(LockKey key, OwnerId owner) {
+        Optional<LockInfo> info = inspect(key);
+        return info.isPresent() && release(HeldClaim.lock(key, owner, 0)) ? info : Optional.empty();
     }
 
     @Override

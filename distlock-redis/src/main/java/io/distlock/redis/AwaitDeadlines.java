@@ -15,33 +15,38 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/**
- * Waits for a command's answer with a deadline, without a timed sleep per wait.
+/*
+ * Overview
  *
- * <p>A timed park arms a kernel timer for every wait; on the machines we measure on that costs the waiting thread 1-4 µs
- * of CPU per round trip, more than the rest of distlock's client path between the engine and Lettuce. Here the waiting
- * thread sleeps without a timeout, and one daemon thread per JVM (like the JDK's own {@code CompletableFuture} delayer)
- * looks at the waits in progress every {@value #PERIOD_MILLIS} ms and has each command whose deadline has passed
- * cancelled, as a timed wait would have. A wait therefore ends at most about {@value #PERIOD_MILLIS} ms after its
- * deadline. The checking thread ends once no wait has begun or been in progress for a while (a second for {@link
- * #SHARED}), and the next wait starts a new one, so an application that stopped using Redis (or was undeployed) keeps
- * no thread of ours.
+ * Waiting
+ *   A waiting thread sleeps without a timeout (a timed park would arm a kernel timer for every wait), and one daemon
+ *   thread per JVM (like the JDK's own CompletableFuture delayer) looks at the waits in progress every PERIOD_MILLIS
+ *   and has each command whose deadline has passed cancelled, as a timed wait would have. A wait therefore ends at
+ *   most about PERIOD_MILLIS after its deadline. A wait on the checking thread or on a thread that cancels for it (in
+ *   a callback that a cancellation ran) falls back to a timed wait, since the checker may be the one busy with it.
  *
- * <p>Each thread has one {@link Slot}; a wait writes only its own slot's fields. The checker looks at the slots of the
- * threads that waited lately: a slot without a wait for as long as the checker's idle time leaves the checked set (so
- * 100,000 virtual threads that once waited cost nothing), and its thread's next wait puts it back. A wait nested in
- * another on the same thread (a {@code ForkJoinPool} worker runs queued tasks inside {@code CompletableFuture.get()})
- * puts the outer wait back in the slot when it ends. A wait on the checking thread or on a thread that cancels for it
- * (in a callback that a cancellation ran) falls back to a timed wait, since the checker may be the one busy with it.
+ * Slots
+ *   Each thread has one Slot; a wait writes only its own slot's fields. The checker looks at the slots of the threads
+ *   that waited lately: a slot without a wait for as long as the checker's idle time leaves the checked set (so
+ *   100,000 virtual threads that once waited cost nothing), and its thread's next wait puts it back. A wait nested in
+ *   another on the same thread (a ForkJoinPool worker runs queued tasks inside CompletableFuture.get()) puts the outer
+ *   wait back in the slot when it ends.
  *
- * <p>The checker does not cancel a command itself: a cancellation runs the command's callbacks (a {@code
- * CommandListener} of a Lettuce client the caller handed in, say), and one that is slow or blocks must not hold up the
- * deadlines of the other waits. The checker hands each cancellation to a small pool of daemon threads ({@value
- * #CANCELLERS} at most; each ends after a second without work, so none is kept while nothing is cancelled, except one
- * stuck in a callback that does not return); only when all of them are busy, or none can be started, does it cancel on
- * its own thread, as before. A command whose cancellation is under way is not handed off again; one whose
- * cancellation failed (threw, or left it incomplete) is, at the next look.
+ * Threads
+ *   The checking thread ends once no wait has begun or been in progress for a while (a second for SHARED), and the
+ *   next wait starts a new one, so an application that stopped using Redis (or was undeployed) keeps no thread of
+ *   ours.
+ *
+ * Cancelling
+ *   The checker does not cancel a command itself: a cancellation runs the command's callbacks (a CommandListener of a
+ *   Lettuce client the caller handed in, say), and one that is slow or blocks must not hold up the deadlines of the
+ *   other waits. The checker hands each cancellation to a small pool of daemon threads (CANCELLERS at most; each ends
+ *   after a second without work, so none is kept while nothing is cancelled, except one stuck in a callback that does
+ *   not return); only when all of them are busy, or none can be started, does it cancel on its own thread. A command
+ *   whose cancellation is under way is not handed off again; one whose cancellation failed (threw, or left it
+ *   incomplete) is, at the next look.
  */
+/** Waits for a command's answer with a deadline, without a timed sleep per wait; see the overview in the source. */
 final class AwaitDeadlines {
     static final long PERIOD_MILLIS = 10;
     static final int CANCELLERS = 8;

@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  *   <prefix>{<encoded name>}:wq        zset     waiting client id -> server time (µs) it started waiting (order)
  *   <prefix>{<encoded name>}:wd        zset     waiting client id -> server time (ms) it comes back by itself
  *   <prefix>wake:<client id>           channel  wake-ups of one client, the message is the name's tag <prefix>{...}
- *   <prefix>{<encoded name>}:ch:<id>   channel  the same, sharded pub/sub (SPUBLISH): one per name and client
+ *   <prefix>wake:{<s>}:<client id>     channel  the same, sharded pub/sub (SPUBLISH): one per slot and client
  *
  * The encoding keeps names readable and is injective: '%', '{' and '}' become %25, %7B and %7D, and an unpaired
  * UTF-16 surrogate (which UTF-8 cannot carry) becomes %uXXXX. The encoded name therefore never contains '}', so the
@@ -121,6 +121,21 @@ final class KeyLayout {
 
     static String key(String tag, String kind) {
         return tag + ":" + kind;
+    }
+
+    /**
+     * The keys of a script that may wake a waiting client: hold, queue, waiters, wait order, wait deadlines, fence
+     * counter (a grant to a waiting client takes a token).
+     */
+    static String[] wakeKeys(String tag) {
+        return new String[] {
+            key(tag, HOLD),
+            key(tag, QUEUE),
+            key(tag, WAITERS),
+            key(tag, WAKE_ORDER),
+            key(tag, WAKE_DEADLINES),
+            key(tag, FENCE)
+        };
     }
 
     /** The lock name of a tag {@code <prefix>{<encoded name>}} of this layout, or null if it is not one. */

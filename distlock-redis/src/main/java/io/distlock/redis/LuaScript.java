@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 
 /**
  * A Lua script shipped as a resource beside this class, loaded once. {@code sha1} is what {@code EVALSHA} needs;
@@ -28,7 +29,7 @@ record LuaScript(String name, String source, String sha1) {
     static final LuaScript LOCK_PASS_ON = load("lock-pass-on.lua");
 
     /** Every script of the store, for loading them into a server's script cache at start-up. */
-    static final java.util.List<LuaScript> ALL = java.util.List.of(
+    static final List<LuaScript> ALL = List.of(
             LOCK_ACQUIRE,
             LOCK_ACQUIRE_QUEUED,
             LOCK_RELEASE,
@@ -72,6 +73,15 @@ record LuaScript(String name, String source, String sha1) {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-1 is required of every JDK", e);
         }
+    }
+
+    /** The integer at {@code index} of a script's table answer. */
+    static long number(List<Object> answer, int index) {
+        Object o = answer.get(index);
+        if (o instanceof Long l) {
+            return l;
+        }
+        throw new IllegalStateException("unexpected script answer " + answer + " at " + index);
     }
 
     @Override

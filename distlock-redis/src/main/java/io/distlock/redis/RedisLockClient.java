@@ -328,9 +328,9 @@ public final class RedisLockClient extends EngineClient {
 
         /**
          * The standalone (and Sentinel) Lettuce clients this builder makes itself arm no timer per command (a wheel-timer
-         * entry made and cancelled for every command, a few per cent of the 10,000-key benchmark). Each command is
-         * bounded by distlock instead, with the connection's timeout: awaited with {@link RedisConnections#await}, which
-         * cancels it when the time is up, or {@link RedisConnections#bounded} when it is not awaited at once; either way
+         * entry made and cancelled for every command). Each command is
+         * bounded by distlock instead, with the connection's timeout: awaited with {@link CommandRunner#await}, which
+         * cancels it when the time is up, or {@link CommandRunner#bounded} when it is not awaited at once; either way
          * a command not yet sent is then never sent. Lettuce's synchronous API, used for SCAN, keeps its own bound.
          *
          * <p>Not on a Cluster: there Lettuce writes each command inside a wrapper that completing the command returned

@@ -13,7 +13,8 @@
 -- ARGV[4]  wake channel prefix: when the queue's head changes, the new head's client is woken on ARGV[4] .. <client>
 -- ARGV[5]  publish command: PUBLISH, SPUBLISH (sharded pub/sub), or '' to publish nothing (spin waiting)
 -- ARGV[6]  wake-up message: the name's tag <prefix>{name} (optional: without it nobody is woken)
--- ARGV[7]  entry '<clientId>:w<n>' of the owner's client while it waits: a grant removes it from the waiting clients
+-- ARGV[7]  entry '<clientId>:w<n>s<spare>' of the owner's client while it waits: a grant removes it from the waiting
+--          clients. A fair grant reserves no spare tokens: its grants follow the queue, not the client
 --
 -- Returns {1, fencingToken} when acquired; {0, retryWithinMillis} when busy. A hold of the same owner counts as busy.
 local holdKey, fenceKey, queueKey, waitersKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]

@@ -4,32 +4,33 @@
 -- KEYS[1]  hold key       <prefix>{name}:hold     string, the owner id; expires with the lease
 -- KEYS[2]  fence counter  <prefix>{name}:fence    integer, the last fencing token issued; never expires
 -- KEYS[3]  wait order     <prefix>{name}:wq       waiting-client entry -> time it started waiting (µs)   (KEYS[3..4] and
--- KEYS[4]  wait deadlines <prefix>{name}:wd       waiting-client entry -> time it comes back by (ms)      ARGV[3] only
+-- KEYS[4]  wait deadlines <prefix>{name}:wd       waiting-client entry -> time it comes back by (ms)      ARGV[4] only
 -- ARGV[1]  owner id                                                                                    while the
 -- ARGV[2]  lease in milliseconds                                                                       client waits)
--- ARGV[3]  entry '<clientId>:w<n>' of the owner's client, which waits for the lock: a busy attempt registers it among
---          the waiting clients (so that a release gives the lock to that client, see wake-one.lua), a grant removes
---          it; a hold '<entry>#<token>' with an entry of this client (given to the client by a release) is taken over
+-- ARGV[3]  spare tokens: how many tokens after the grant's own to reserve for the client's local successions of this
+--          hold (threads of the client that take the hold over without a round trip while the hold stays under this
+--          owner; see Attempt.Acquired): the counter moves on by 1 + spare tokens
+-- ARGV[4]  entry '<clientId>:w<n>s<spare>' of the owner's client, which waits for the lock: a busy attempt registers it
+--          among the waiting clients (so that a release gives the lock to that client with <spare> spare tokens, see
+--          wake-one.lua), a grant removes it; a hold '<entry>#<token>' with an entry of this client (given to the
+--          client by a release) is taken over
 --
--- Without ARGV[3] (a plain attempt, the uncontended path) it answers one integer, which costs Redis about 2 µs less
--- than a table: the fencing token (> 0) when acquired, with SPARE spare tokens as below; minus the hold's remaining
--- lease in milliseconds (< 0) when busy. RedisLockStore.expandPlainAnswer turns it into the table form below.
--- With ARGV[3]: {1, fencingToken, spareTokens} when acquired: the counter moves on by 1 + spareTokens, so the tokens up to
--- fencingToken + spareTokens are reserved for the client's local successions of this hold (threads of the client that
--- take the hold over without a round trip while the hold stays under this owner; see Attempt.Acquired);
--- {0, retryWithinMillis} when busy: the hold's remaining lease, with ARGV[3] at most 5000, and then also the fence
--- counter as third element (a grant the client hears of later with a greater token was made after this answer). A hold of the same owner counts as busy, like anybody's: the client counts re-entry itself, and an
--- attempt that arrives after a hand-off already gave this owner the lock must not grant it a second time with another
--- token. Without ARGV[3] a failed attempt leaves nothing behind; with it, it leaves the client's registration, which
--- expires by itself at most 2 s after the returned time.
+-- Without ARGV[4] (a plain attempt, the uncontended path) it answers one integer, which costs Redis less than a table:
+-- the fencing token (> 0) when acquired, with ARGV[3] spare tokens; minus the hold's remaining lease in milliseconds
+-- (< 0) when busy. RedisLockStore.expandPlainAnswer turns it into the table form below.
+-- With ARGV[4]: {1, fencingToken, spareTokens} when acquired; {0, retryWithinMillis, fence} when busy: the hold's
+-- remaining lease, at most 5000, and the fence counter (a grant the client hears of later with a greater token was made
+-- after this answer). A hold of the same owner counts as busy, like anybody's: the client counts re-entry itself, and
+-- an attempt that arrives after a hand-off already gave this owner the lock must not grant it a second time with
+-- another token. Without ARGV[4] a failed attempt leaves nothing behind; with it, it leaves the client's registration,
+-- which expires by itself at most 2 s after the returned time.
 local holdKey, fenceKey, orderKey, deadlineKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local owner, leaseMillis, entry = ARGV[1], ARGV[2], ARGV[3]
-local SPARE = 16 -- tokens reserved per grant for local successions (the engine's default hand-off streak)
+local owner, leaseMillis, spare, entry = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 
--- a plain attempt (no ARGV[3]): one integer, before the functions below are even defined
+-- a plain attempt (no ARGV[4]): one integer, before the functions below are even defined
 if not entry then
   if redis.call('SET', holdKey, owner, 'NX', 'PX', leaseMillis) then
-    return redis.call('INCRBY', fenceKey, SPARE + 1) - SPARE
+    return redis.call('INCRBY', fenceKey, spare + 1) - spare
   end
   local ttl = redis.call('PTTL', holdKey)
   if ttl < 0 then
@@ -39,7 +40,7 @@ if not entry then
 end
 
 local function granted()
-  return {1, redis.call('INCRBY', fenceKey, SPARE + 1) - SPARE, SPARE}
+  return {1, redis.call('INCRBY', fenceKey, spare + 1) - spare, spare}
 end
 
 -- free, or given to this waiting client by a release: the hold is '<entry>#<token>' with an entry of this client (see
@@ -50,7 +51,7 @@ local function givenToUs()
     return false
   end
   local given = string.match(hold, '^([^#]+)#%d+$')
-  return given and string.match(given, '^([^:]+):w%d+$') == string.match(entry, '^[^:]+'), given
+  return given and string.match(given, '^([^:]+):w%d+') == string.match(entry, '^[^:]+'), given
 end
 if redis.call('SET', holdKey, owner, 'NX', 'PX', leaseMillis) then
   redis.call('ZREM', orderKey, entry)

@@ -1,5 +1,5 @@
--- lock-force-release.lua: an operator removes the current hold whoever owns it. The fence counter stays, so the next
--- holder still gets a greater token. One waiting client is woken.
+-- lock-force-release.lua: an operator removes the current hold, whoever owns it or only when one owner does. The fence
+-- counter stays, so the next holder still gets a greater token. One waiting client is woken.
 --
 -- KEYS[1]  hold key       <prefix>{name}:hold     string, the owner id
 -- KEYS[2]  fence counter  <prefix>{name}:fence    integer, the token of the current hold
@@ -10,14 +10,16 @@
 -- ARGV[1]  wake channel prefix: a client is woken on ARGV[1] .. <client id>
 -- ARGV[2]  publish command: PUBLISH or SPUBLISH, or '' to publish nothing (spin waiting)
 -- ARGV[3]  wake-up message: the name's tag <prefix>{name}
+-- ARGV[4]  owner id (optional): remove the hold only when this owner has it
 --
--- Returns {} when nobody held the lock; else the removed hold as {owner, remainingLeaseMillis, fencingToken, waiters}.
+-- Returns {} when nobody held the lock (or not ARGV[4]); else the removed hold as {owner, remainingLeaseMillis,
+-- fencingToken, waiters}.
 -- #include wake-one.lua
 local holdKey, fenceKey, waitersKey = KEYS[1], KEYS[2], KEYS[3]
 local wakePrefix, publish, payload = ARGV[1], ARGV[2], ARGV[3]
 
 local holder = redis.call('GET', holdKey)
-if not holder then
+if not holder or (ARGV[4] and holder ~= ARGV[4]) then
   return {}
 end
 local token = tonumber(redis.call('GET', fenceKey)) or 0

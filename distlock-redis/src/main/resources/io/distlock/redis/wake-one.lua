@@ -5,23 +5,21 @@
 -- Which client: the client of the fair queue's head if the head is live (its deadline has not passed), else the
 -- oldest live entry of the waiting clients: <prefix>{name}:wq (zset entry -> server time in µs it started waiting,
 -- the order) and <prefix>{name}:wd (zset entry -> server time in ms by which it comes back by itself). An entry is
--- '<clientId>:w<n>', n numbering the client's waits for the name, so that a client that leaves one wait never
--- removes the entry of its next. A client registers from its busy attempts (lock-acquire.lua, only while it waits)
+-- '<clientId>:w<n>s<spare>', n numbering the client's waits for the name, so that a client that leaves one wait never
+-- removes the entry of its next, and <spare> the spare tokens its claims ask for (see lock-acquire.lua). A client registers from its busy attempts (lock-acquire.lua, only while it waits)
 -- and leaves when it acquires or stops waiting (lock-pass-on.lua). An entry whose deadline has passed is stale (the
 -- client died, or was woken and did not come back) and is dropped when it reaches the front.
 --
 -- A release (grantNext) gives the lock straight to the oldest waiting entry, with a fencing token: the hold becomes
--- '<entry>#<token>' (no owner id has that form) for a short claim time, the counter moves on by 1 + GRANT_SPARE (like a
--- plain grant, so the tokens after it are reserved for local successions), and the entry's client is woken with the
--- message '<payload><entry>#<token>'. That client may take the hold as it is, under that id and with that token, with
--- no round trip (RedisLockStore.onGrant, which checks that the grant is newer than everything it saw of the name and
+-- '<entry>#<token>' (no owner id has that form) for a short claim time, the counter moves on by 1 + the entry's <spare>
+-- (like a plain grant, so the tokens after it are reserved for the client's local successions; an entry without one
+-- reserves none), and the entry's client is woken with the message '<payload><entry>#<token>'. That client may take the hold as it is, under that id and with that token, with
+-- no round trip (WaitRegistry.onGrant, which checks that the grant is newer than everything it saw of the name and
 -- renews it before the claim time ends); or its next waiting attempt (of that wait or a later one) takes it over with
 -- its own owner id and lease and a fresh token (lock-acquire.lua). So the lock is never free in between, no barging
 -- attempt can take it, and the waiting clients are served in order. A claim not taken in time expires like any hold; a
 -- client that stops waiting gives its claim to the next entry (lock-pass-on.lua). A lost or misdirected message costs
 -- a waiter at most its own retry time (Busy.retryWithin: the remaining lease of the hold it saw, or of the claim).
-
-local GRANT_SPARE = 16 -- as lock-acquire.lua's SPARE; RedisLockStore.GRANT_SPARE
 
 local function nowMillis()
   local time = redis.call('TIME')
@@ -41,8 +39,13 @@ local function grantOf(hold)
   if not entry then
     return nil
   end
-  local client, n = string.match(entry, '^([^:]+):w(%d+)$')
+  local client, n = string.match(entry, '^([^:]+):w(%d+)')
   return client, tonumber(n), entry
+end
+
+-- the spare tokens a waiting-client entry '<clientId>:w<n>s<spare>' asks for; 0 for an entry without them
+local function spareOf(entry)
+  return tonumber(string.match(entry, ':w%d+s(%d+)$')) or 0
 end
 
 -- The next waiter other than the client skip: 'head', client for a live fair-queue head; 'entry', client, entry for the
@@ -68,7 +71,7 @@ local function nextWaiter(queueKey, waitersKey, orderKey, deadlineKey, skip, ski
       return false
     end
     local client = clientOf(first)
-    local n = tonumber(string.match(first, ':w(%d+)$'))
+    local n = tonumber(string.match(first, ':w(%d+)'))
     if client == skip and not (skipEnded and n and n <= skipEnded) then
       index = index + 1
     elseif client ~= skip then
@@ -116,7 +119,8 @@ local function grantNext(holdKey, fenceKey, queueKey, waitersKey, orderKey, dead
   local kind, client, entry = nextWaiter(queueKey, waitersKey, orderKey, deadlineKey, skip, skipEnded)
   local message = payload
   if kind == 'entry' then
-    local grant = entry .. '#' .. (redis.call('INCRBY', fenceKey, GRANT_SPARE + 1) - GRANT_SPARE)
+    local spare = spareOf(entry)
+    local grant = entry .. '#' .. (redis.call('INCRBY', fenceKey, spare + 1) - spare)
     redis.call('SET', holdKey, grant, 'PX', claimMillis)
     -- the entry leaves the waiting clients: its client takes the grant, or, still waiting, registers anew
     redis.call('ZREM', orderKey, entry)

@@ -57,6 +57,9 @@ class RedisScriptsIT {
         }
     }
 
+    /** The spare tokens the tests' attempts ask for. */
+    private static final int SPARE = 16;
+
     private static String name() {
         return "script-" + UUID.randomUUID();
     }
@@ -64,26 +67,35 @@ class RedisScriptsIT {
     private static List<Object> acquire(Keys k, String owner, long leaseMillis, boolean queue, long waiterTimeout) {
         if (!queue) {
             // a plain attempt answers one integer; the store reads it as this table (checked on its own below)
-            return RedisLockStore.expandPlainAnswer(connections.call(
-                    LuaScript.LOCK_ACQUIRE,
-                    ScriptOutputType.INTEGER,
-                    new String[] {k.hold, k.fence},
-                    owner,
-                    Long.toString(leaseMillis)));
+            return RedisLockStore.expandPlainAnswer(
+                    connections
+                            .commands()
+                            .call(
+                                    LuaScript.LOCK_ACQUIRE,
+                                    ScriptOutputType.INTEGER,
+                                    new String[] {k.hold, k.fence},
+                                    owner,
+                                    Long.toString(leaseMillis),
+                                    Integer.toString(SPARE)),
+                    SPARE);
         }
-        return connections.call(
-                LuaScript.LOCK_ACQUIRE_QUEUED,
-                ScriptOutputType.MULTI,
-                new String[] {k.hold, k.fence, k.queue, k.waiters},
-                owner,
-                Long.toString(leaseMillis),
-                Long.toString(waiterTimeout),
-                k.channel,
-                "PUBLISH");
+        return connections
+                .commands()
+                .call(
+                        LuaScript.LOCK_ACQUIRE_QUEUED,
+                        ScriptOutputType.MULTI,
+                        new String[] {k.hold, k.fence, k.queue, k.waiters},
+                        owner,
+                        Long.toString(leaseMillis),
+                        Long.toString(waiterTimeout),
+                        k.channel,
+                        "PUBLISH");
     }
 
     private static long release(LuaScript script, Keys k, String owner) {
-        Long r = connections.call(script, ScriptOutputType.INTEGER, new String[] {k.hold}, owner, k.channel, "PUBLISH");
+        Long r = connections
+                .commands()
+                .call(script, ScriptOutputType.INTEGER, new String[] {k.hold}, owner, k.channel, "PUBLISH");
         return r == null ? -1 : r;
     }
 
@@ -93,7 +105,7 @@ class RedisScriptsIT {
 
     // ---------------------------------------------------------------- acquire
 
-    /** A grant reserves 16 tokens after its own for the client's local successions: the counter moves on by 17. */
+    /** A grant reserves the spare tokens asked after its own for local successions: the counter moves on by 17. */
     @Test
     void acquire_free_grantsWithTokenAndLease() {
         Keys k = Keys.of(name());
@@ -108,9 +120,11 @@ class RedisScriptsIT {
     void acquire_plain_answersOneInteger_tokenOrMinusTheRemainingLease() {
         Keys k = Keys.of(name());
         String[] keys = {k.hold, k.fence};
-        List<Object> granted = connections.call(LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, keys, "a", "10000");
+        List<Object> granted =
+                connections.commands().call(LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, keys, "a", "10000", "16");
         assertThat(granted).containsExactly(1L);
-        List<Object> busy = connections.call(LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, keys, "b", "10000");
+        List<Object> busy =
+                connections.commands().call(LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, keys, "b", "10000", "16");
         assertThat(busy).hasSize(1);
         assertThat((Long) busy.get(0)).isBetween(-10_000L, -1L);
         assertThat(sync.get(k.fence)).as("the grant reserved 16 spare tokens").isEqualTo("17");
@@ -185,11 +199,13 @@ class RedisScriptsIT {
     }
 
     private static long leanRelease(Keys k, String name, String owner) {
-        Long r = connections.call(
-                LuaScript.LOCK_RELEASE_LEAN,
-                ScriptOutputType.INTEGER,
-                new String[] {k.hold, k.queue, KeyLayout.key(layout.tag(name), KeyLayout.WAKE_ORDER)},
-                owner);
+        Long r = connections
+                .commands()
+                .call(
+                        LuaScript.LOCK_RELEASE_LEAN,
+                        ScriptOutputType.INTEGER,
+                        new String[] {k.hold, k.queue, KeyLayout.key(layout.tag(name), KeyLayout.WAKE_ORDER)},
+                        owner);
         return r == null ? -1 : r;
     }
 
@@ -268,14 +284,16 @@ class RedisScriptsIT {
         Keys missing = Keys.of(name());
         acquire(mine, "a", 1000, false, 5000);
         acquire(theirs, "b", 1000, false, 5000);
-        List<Object> gone = connections.call(
-                LuaScript.LOCK_RENEW,
-                ScriptOutputType.MULTI,
-                new String[] {mine.hold, theirs.hold, missing.hold},
-                "60000",
-                "a",
-                "a",
-                "a");
+        List<Object> gone = connections
+                .commands()
+                .call(
+                        LuaScript.LOCK_RENEW,
+                        ScriptOutputType.MULTI,
+                        new String[] {mine.hold, theirs.hold, missing.hold},
+                        "60000",
+                        "a",
+                        "a",
+                        "a");
         assertThat(gone).containsExactly(2L, 3L);
         assertThat(sync.pttl(mine.hold)).isGreaterThan(1000L);
         assertThat(sync.pttl(theirs.hold))
@@ -291,8 +309,9 @@ class RedisScriptsIT {
         Keys k = Keys.of(name());
         acquire(k, "a", 1000, false, 5000);
         for (int i = 0; i < 5; i++) {
-            List<Object> gone =
-                    connections.call(LuaScript.LOCK_RENEW, ScriptOutputType.MULTI, new String[] {k.hold}, "1000", "a");
+            List<Object> gone = connections
+                    .commands()
+                    .call(LuaScript.LOCK_RENEW, ScriptOutputType.MULTI, new String[] {k.hold}, "1000", "a");
             assertThat(gone).isEmpty();
         }
         assertThat(sync.pttl(k.hold)).isBetween(1L, 1000L);
@@ -307,35 +326,73 @@ class RedisScriptsIT {
     void release_dropsOwnClientsRegistrations_givesTheLockToTheNextOtherClient() {
         String name = name();
         String tag = layout.tag(name);
-        String[] keys = RedisLockStore.wakeKeys(tag); // hold, queue, waiters, wait order, wait deadlines, fence
+        String[] keys = KeyLayout.wakeKeys(tag); // hold, queue, waiters, wait order, wait deadlines, fence
         String[] acquireKeys = {keys[0], keys[5], keys[3], keys[4]};
         assertThat(connections
+                        .commands()
                         .<List<Object>>call(
-                                LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, acquireKeys, "c1:t1", "10000", "c1:w1")
+                                LuaScript.LOCK_ACQUIRE,
+                                ScriptOutputType.MULTI,
+                                acquireKeys,
+                                "c1:t1",
+                                "10000",
+                                "16",
+                                "c1:w1s16")
                         .get(0))
                 .isEqualTo(1L);
         // another thread of c1 waits, registered as c1:w2; then it gets the lock inside c1, so c1:w2 stays
         assertThat(connections
+                        .commands()
                         .<List<Object>>call(
-                                LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, acquireKeys, "c1:t2", "10000", "c1:w2")
+                                LuaScript.LOCK_ACQUIRE,
+                                ScriptOutputType.MULTI,
+                                acquireKeys,
+                                "c1:t2",
+                                "10000",
+                                "16",
+                                "c1:w2s16")
                         .get(0))
                 .isEqualTo(0L);
-        Long released = connections.call(
-                LuaScript.LOCK_RELEASE, ScriptOutputType.INTEGER, keys, "c1:t1", "wake:", "PUBLISH", tag, "1000");
+        Long released = connections
+                .commands()
+                .call(LuaScript.LOCK_RELEASE, ScriptOutputType.INTEGER, keys, "c1:t1", "wake:", "PUBLISH", tag, "1000");
         assertThat(released).isEqualTo(1L);
         assertThat(keysOf(name)).as("no claim for c1, no registration left").containsOnly(acquireKeys[1]);
 
         // with c2 waiting behind c1's stale registration, c2 gets the claim
-        connections.<List<Object>>call(
-                LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, acquireKeys, "c1:t1", "10000", "c1:w3");
-        connections.<List<Object>>call(
-                LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, acquireKeys, "c1:t2", "10000", "c1:w4");
-        connections.<List<Object>>call(
-                LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, acquireKeys, "c2:t1", "10000", "c2:w1");
-        released = connections.call(
-                LuaScript.LOCK_RELEASE, ScriptOutputType.INTEGER, keys, "c1:t1", "wake:", "PUBLISH", tag, "1000");
+        connections
+                .commands()
+                .<List<Object>>call(
+                        LuaScript.LOCK_ACQUIRE,
+                        ScriptOutputType.MULTI,
+                        acquireKeys,
+                        "c1:t1",
+                        "10000",
+                        "16",
+                        "c1:w3s16");
+        connections
+                .commands()
+                .<List<Object>>call(
+                        LuaScript.LOCK_ACQUIRE,
+                        ScriptOutputType.MULTI,
+                        acquireKeys,
+                        "c1:t2",
+                        "10000",
+                        "16",
+                        "c1:w4s16");
+        connections
+                .commands()
+                .<List<Object>>call(
+                        LuaScript.LOCK_ACQUIRE, ScriptOutputType.MULTI, acquireKeys, "c2:t1", "10000", "5", "c2:w1s5");
+        long fence = Long.parseLong(sync.get(keys[5]));
+        released = connections
+                .commands()
+                .call(LuaScript.LOCK_RELEASE, ScriptOutputType.INTEGER, keys, "c1:t1", "wake:", "PUBLISH", tag, "1000");
         assertThat(released).isEqualTo(1L);
-        assertThat(sync.get(keys[0])).as("claimed for c2").startsWith("c2:w1#");
+        assertThat(sync.get(keys[0])).as("claimed for c2").isEqualTo("c2:w1s5#" + (fence + 1));
+        assertThat(sync.get(keys[5]))
+                .as("the grant reserved the 5 spare tokens c2's entry asked for")
+                .isEqualTo(Long.toString(fence + 6));
         assertThat(sync.zrange(keys[3], 0, -1))
                 .as("c1's registration dropped, c2's left with the grant")
                 .isEmpty();
@@ -347,9 +404,18 @@ class RedisScriptsIT {
     void handOff_fromHolder_replacesOwner_withFreshToken() {
         Keys k = Keys.of(name());
         acquire(k, "a", 10_000, false, 5000);
-        Long token = connections.call(
-                LuaScript.LOCK_HANDOFF, ScriptOutputType.INTEGER, new String[] {k.hold, k.fence}, "a", "b", "5000");
+        Long token = connections
+                .commands()
+                .call(
+                        LuaScript.LOCK_HANDOFF,
+                        ScriptOutputType.INTEGER,
+                        new String[] {k.hold, k.fence},
+                        "a",
+                        "b",
+                        "5000",
+                        "3");
         assertThat(token).isEqualTo(18L);
+        assertThat(sync.get(k.fence)).as("3 spare tokens reserved after 18").isEqualTo("21");
         assertThat(sync.get(k.hold)).isEqualTo("b");
         assertThat(sync.pttl(k.hold)).isBetween(1L, 5000L);
     }
@@ -358,13 +424,29 @@ class RedisScriptsIT {
     void handOff_wrongOwnerOrMissing_changesNothing() {
         String name = name();
         Keys k = Keys.of(name);
-        Long none = connections.call(
-                LuaScript.LOCK_HANDOFF, ScriptOutputType.INTEGER, new String[] {k.hold, k.fence}, "a", "b", "5000");
+        Long none = connections
+                .commands()
+                .call(
+                        LuaScript.LOCK_HANDOFF,
+                        ScriptOutputType.INTEGER,
+                        new String[] {k.hold, k.fence},
+                        "a",
+                        "b",
+                        "5000",
+                        "16");
         assertThat(none).isZero();
         assertThat(keysOf(name)).isEmpty();
         acquire(k, "c", 10_000, false, 5000);
-        Long wrong = connections.call(
-                LuaScript.LOCK_HANDOFF, ScriptOutputType.INTEGER, new String[] {k.hold, k.fence}, "a", "b", "5000");
+        Long wrong = connections
+                .commands()
+                .call(
+                        LuaScript.LOCK_HANDOFF,
+                        ScriptOutputType.INTEGER,
+                        new String[] {k.hold, k.fence},
+                        "a",
+                        "b",
+                        "5000",
+                        "16");
         assertThat(wrong).isZero();
         assertThat(sync.get(k.hold)).isEqualTo("c");
         assertThat(sync.get(k.fence)).isEqualTo("17");
@@ -408,31 +490,37 @@ class RedisScriptsIT {
         acquire(k, "holder", 10_000, false, 5000);
         acquire(k, "w1", 10_000, true, 5000);
         acquire(k, "w2", 10_000, true, 5000);
-        Long removed = connections.call(
-                LuaScript.LOCK_ABANDON,
-                ScriptOutputType.INTEGER,
-                new String[] {k.hold, k.queue, k.waiters},
-                "w1",
-                k.channel,
-                "PUBLISH");
+        Long removed = connections
+                .commands()
+                .call(
+                        LuaScript.LOCK_ABANDON,
+                        ScriptOutputType.INTEGER,
+                        new String[] {k.hold, k.queue, k.waiters},
+                        "w1",
+                        k.channel,
+                        "PUBLISH");
         assertThat(removed).isEqualTo(1L);
         assertThat(sync.lrange(k.queue, 0, -1)).containsExactly("w2");
         assertThat(sync.get(k.hold)).as("another owner's hold stays").isEqualTo("holder");
-        Long nothing = connections.call(
-                LuaScript.LOCK_ABANDON,
-                ScriptOutputType.INTEGER,
-                new String[] {k.hold, k.queue, k.waiters},
-                "stranger",
-                k.channel,
-                "PUBLISH");
+        Long nothing = connections
+                .commands()
+                .call(
+                        LuaScript.LOCK_ABANDON,
+                        ScriptOutputType.INTEGER,
+                        new String[] {k.hold, k.queue, k.waiters},
+                        "stranger",
+                        k.channel,
+                        "PUBLISH");
         assertThat(nothing).isZero();
-        Long own = connections.call(
-                LuaScript.LOCK_ABANDON,
-                ScriptOutputType.INTEGER,
-                new String[] {k.hold, k.queue, k.waiters},
-                "holder",
-                k.channel,
-                "PUBLISH");
+        Long own = connections
+                .commands()
+                .call(
+                        LuaScript.LOCK_ABANDON,
+                        ScriptOutputType.INTEGER,
+                        new String[] {k.hold, k.queue, k.waiters},
+                        "holder",
+                        k.channel,
+                        "PUBLISH");
         assertThat(own).isEqualTo(1L);
         assertThat(sync.exists(k.hold)).isZero();
     }
@@ -445,18 +533,38 @@ class RedisScriptsIT {
         Keys k = Keys.of(name);
         acquire(k, "a", 10_000, false, 5000);
         String[] keys = {k.hold, k.fence, k.waiters};
-        List<Object> info = connections.call(LuaScript.LOCK_INSPECT, ScriptOutputType.MULTI, keys);
+        List<Object> info = connections.commands().call(LuaScript.LOCK_INSPECT, ScriptOutputType.MULTI, keys);
         assertThat(info.get(0)).isEqualTo("a");
         assertThat(info.get(2)).as("the fence counter: the last token reserved").isEqualTo(17L);
-        List<Object> removed =
-                connections.call(LuaScript.LOCK_FORCE_RELEASE, ScriptOutputType.MULTI, keys, k.channel, "PUBLISH");
+        List<Object> removed = connections
+                .commands()
+                .call(LuaScript.LOCK_FORCE_RELEASE, ScriptOutputType.MULTI, keys, k.channel, "PUBLISH");
         assertThat(removed.get(0)).isEqualTo("a");
         assertThat(keysOf(name)).containsExactly(k.fence);
-        assertThat((List<Object>) connections.call(LuaScript.LOCK_INSPECT, ScriptOutputType.MULTI, keys))
+        assertThat((List<Object>) connections.commands().call(LuaScript.LOCK_INSPECT, ScriptOutputType.MULTI, keys))
                 .isEmpty();
-        assertThat((List<Object>) connections.call(
-                        LuaScript.LOCK_FORCE_RELEASE, ScriptOutputType.MULTI, keys, k.channel, "PUBLISH"))
+        assertThat((List<Object>) connections
+                        .commands()
+                        .call(LuaScript.LOCK_FORCE_RELEASE, ScriptOutputType.MULTI, keys, k.channel, "PUBLISH"))
                 .isEmpty();
+    }
+
+    @Test
+    void forceRelease_ofOneOwner_removesOnlyThatOwnersHold() {
+        String name = name();
+        Keys k = Keys.of(name);
+        acquire(k, "a", 10_000, false, 5000);
+        String[] keys = {k.hold, k.fence, k.waiters};
+        List<Object> other = connections
+                .commands()
+                .call(LuaScript.LOCK_FORCE_RELEASE, ScriptOutputType.MULTI, keys, k.channel, "PUBLISH", "", "b");
+        assertThat(other).as("b holds nothing").isEmpty();
+        assertThat(sync.get(k.hold)).isEqualTo("a");
+        List<Object> removed = connections
+                .commands()
+                .call(LuaScript.LOCK_FORCE_RELEASE, ScriptOutputType.MULTI, keys, k.channel, "PUBLISH", "", "a");
+        assertThat(removed.get(0)).isEqualTo("a");
+        assertThat(keysOf(name)).containsExactly(k.fence);
     }
 
     // ---------------------------------------------------------------- script cache

@@ -77,7 +77,7 @@ class RedisSpinLockIT implements AllLockContracts {
         Thread.sleep(200);
         String channel = "spin:wake:" + b.clientId();
         assertThat(connection.sync().pubsubChannels("*")).isEmpty();
-        assertThat(((RedisLockClient) b).store().connections().subscribed(channel))
+        assertThat(((RedisLockClient) b).store().connections().subscriptions().subscribed(channel))
                 .isFalse();
         held.unlock();
         waiter.join(5000);

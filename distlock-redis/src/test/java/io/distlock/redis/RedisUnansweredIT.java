@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.distlock.DistributedLock;
 import io.distlock.DistributedLockException;
-import io.distlock.spi.HeldLock;
+import io.distlock.spi.HeldClaim;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
 import io.distlock.testkit.server.RedisServer;
@@ -91,7 +91,7 @@ class RedisUnansweredIT {
         // renewed hold waits for: a silent server must cost it one timeout, however many batches are on their way
         try (RedisServer server = RedisServer.started();
                 RedisLockClient client = client(server)) {
-            List<HeldLock> holds = notHeld(3_500); // four batches
+            List<HeldClaim> holds = notHeld(3_500); // four batches
             assertThat(client.store().renew(holds, Duration.ofSeconds(30)))
                     .as("none of them is held")
                     .hasSize(3_500);
@@ -116,7 +116,7 @@ class RedisUnansweredIT {
         // a watchdog tick over thousands of batches (a Cluster renews per slot) must not log thousands of traces
         try (RedisServer server = RedisServer.started();
                 RedisLockClient client = client(server)) {
-            List<HeldLock> holds = notHeld(6_500); // seven batches
+            List<HeldClaim> holds = notHeld(6_500); // seven batches
             server.pause();
             try {
                 assertThatThrownBy(() -> client.store().renew(holds, Duration.ofSeconds(30)))
@@ -131,10 +131,10 @@ class RedisUnansweredIT {
     }
 
     /** {@code n} holds (names {@code renew-0} on) of an owner that holds none of them: renewals that renew nothing. */
-    private static List<HeldLock> notHeld(int n) {
-        List<HeldLock> holds = new ArrayList<>(n);
+    private static List<HeldClaim> notHeld(int n) {
+        List<HeldClaim> holds = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            holds.add(new HeldLock(new LockKey("renew-" + i), new OwnerId("nobody:t1"), 1));
+            holds.add(HeldClaim.lock(new LockKey("renew-" + i), new OwnerId("nobody:t1"), 1));
         }
         return holds;
     }

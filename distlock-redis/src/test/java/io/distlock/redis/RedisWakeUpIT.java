@@ -93,7 +93,7 @@ class RedisWakeUpIT {
     private static long wakeUpsReceived(List<RedisLockClient> clients) {
         long sum = 0;
         for (RedisLockClient c : clients) {
-            sum += c.store().connections().wakeUpCounts()[0];
+            sum += c.store().connections().subscriptions().dispatch().wakeUpCounts()[0];
         }
         return sum;
     }
@@ -202,8 +202,8 @@ class RedisWakeUpIT {
                 held.unlock();
                 assertThat(aAcquired.await(5, TimeUnit.SECONDS)).isTrue();
                 assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))
-                        .as("taken before the claim of %s ran out", RedisLockStore.CLAIM)
-                        .isLessThan(RedisLockStore.CLAIM.toMillis() - 100);
+                        .as("taken before the claim of %s ran out", WaitRegistry.CLAIM)
+                        .isLessThan(WaitRegistry.CLAIM.toMillis() - 100);
             } finally {
                 waiterA.join(10_000);
             }
@@ -235,15 +235,15 @@ class RedisWakeUpIT {
                 assertThat(bAcquired.await(300, TimeUnit.MILLISECONDS))
                         .as("B took a stale grant while the holder still holds")
                         .isFalse();
-                assertThat(b.store().grantsTaken()).isZero();
+                assertThat(b.store().waits().grantsTaken()).isZero();
                 held.unlock();
                 assertThat(bAcquired.await(5, TimeUnit.SECONDS)).isTrue();
                 // counted on the I/O thread just after the waiter was handed the grant
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-                while (b.store().grantsTaken() == 0 && System.nanoTime() < deadline) {
+                while (b.store().waits().grantsTaken() == 0 && System.nanoTime() < deadline) {
                     Thread.sleep(5);
                 }
-                assertThat(b.store().grantsTaken())
+                assertThat(b.store().waits().grantsTaken())
                         .as("the real grant, with a newer token, taken as it is")
                         .isEqualTo(1);
             } finally {
@@ -319,10 +319,11 @@ class RedisWakeUpIT {
                         .as("B acquired after A passed the lock on")
                         .isTrue();
                 assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))
-                        .as("before A's claim of %s ran out", RedisLockStore.CLAIM)
-                        .isLessThan(RedisLockStore.CLAIM.toMillis());
-                assertThat(a.store().passedOn()).isEqualTo(1);
-                assertThat(a.store().connections().wakeUpCounts()).containsExactly(1L, 1L);
+                        .as("before A's claim of %s ran out", WaitRegistry.CLAIM)
+                        .isLessThan(WaitRegistry.CLAIM.toMillis());
+                assertThat(a.store().waits().passedOn()).isEqualTo(1);
+                assertThat(a.store().connections().subscriptions().dispatch().wakeUpCounts())
+                        .containsExactly(1L, 1L);
             } finally {
                 waiterB.join(10_000);
             }

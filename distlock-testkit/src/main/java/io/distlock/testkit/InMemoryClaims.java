@@ -374,6 +374,18 @@ final class InMemoryClaims {
         return before;
     }
 
+    Optional<LockInfo> forceReleaseAll(String name) {
+        Optional<LockInfo> before = inspect(name);
+        Name n = names.get(name);
+        if (n == null || n.holders.isEmpty()) {
+            return Optional.empty();
+        }
+        n.holders.clear();
+        server.publish(name);
+        dropIfUnused(name, n);
+        return before;
+    }
+
     // ---------------------------------------------------------------- kinds, test hooks
 
     /** Refuses to use {@code name} as {@code kind} while it is in use as something else. */

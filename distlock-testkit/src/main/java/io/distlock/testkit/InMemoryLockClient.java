@@ -88,15 +88,12 @@ public final class InMemoryLockClient extends EngineClient {
 
         public InMemoryLockClient build() {
             InMemoryLockServer s = server != null ? server : InMemoryLockServer.create();
-            InMemorySyncStore sync = new InMemorySyncStore(s);
-            return new InMemoryLockClient(
-                    LockEngine.create(InMemoryLockStore.of(s, strictQueue), sync, sync, config()));
+            return new InMemoryLockClient(LockEngine.create(InMemoryLockStore.of(s, strictQueue), config()));
         }
 
         /** Builds over a store other than the standard one; the testkit's own tests use it for broken variants. */
         InMemoryLockClient build(InMemoryLockStore store) {
-            InMemorySyncStore sync = new InMemorySyncStore(store.server);
-            return new InMemoryLockClient(LockEngine.create(store, sync, sync, config()));
+            return new InMemoryLockClient(LockEngine.create(store, config()));
         }
 
         private EngineConfig config() {

@@ -132,7 +132,7 @@ public final class InMemoryLockServer implements AutoCloseable {
     // ---------------------------------------------------------------- atomic steps (one "round trip" each)
 
     /**
-     * See {@link io.distlock.spi.LockStore#tryAcquire}; returns the token, or the nanos to retry within (negative).
+     * See {@link io.distlock.spi.ClaimStore#tryAcquire}; returns the token, or the nanos to retry within (negative).
      * {@code strict}: the queue is the only order (as in ZooKeeper and etcd), so a non-queued attempt does not pass a
      * queued waiter either. A grant reserves {@code spareTokens} tokens after its own (see {@link
      * io.distlock.spi.Attempt.Acquired#spareTokens()}).
@@ -239,7 +239,7 @@ public final class InMemoryLockServer implements AutoCloseable {
     }
 
     /**
-     * See {@link io.distlock.spi.LockStore#handOff}. {@code strict}: when owners other than {@code to} are queued ahead
+     * See {@link io.distlock.spi.HandsOff#handOff}. {@code strict}: when owners other than {@code to} are queued ahead
      * of it, {@code from}'s hold ends and {@code to} joins the queue instead.
      */
     HandOff handOff(String name, OwnerId from, OwnerId to, long leaseNanos, boolean strict) {

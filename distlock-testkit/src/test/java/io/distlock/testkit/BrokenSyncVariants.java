@@ -94,11 +94,11 @@ final class BrokenSyncVariants {
         }
 
         private static Claim asShared(Claim c) {
-            return new Claim(c.key(), c.kind(), Mode.SHARED, c.permits(), c.size(), c.owner(), c.lease());
+            return Claim.of(c.key(), c.kind(), Mode.SHARED, c.permits(), c.size(), c.owner(), c.lease());
         }
 
         private static HeldClaim asShared(HeldClaim h) {
-            return new HeldClaim(h.key(), h.owner(), Mode.SHARED, h.fencingToken());
+            return new HeldClaim(h.key(), h.kind(), h.owner(), Mode.SHARED, h.fencingToken());
         }
     }
 
@@ -130,7 +130,7 @@ final class BrokenSyncVariants {
             }
             Lease forAday = c.lease().renewed() ? Lease.renewed(DAY) : Lease.fixed(DAY);
             return super.tryAcquire(
-                    new Claim(c.key(), c.kind(), c.mode(), c.permits(), c.size(), c.owner(), forAday), queue);
+                    Claim.of(c.key(), c.kind(), c.mode(), c.permits(), c.size(), c.owner(), forAday), queue);
         }
 
         @Override
@@ -159,7 +159,7 @@ final class BrokenSyncVariants {
             if (c.kind() != Claim.Kind.SEMAPHORE || c.permits() == 1) {
                 return c;
             }
-            return new Claim(c.key(), c.kind(), c.mode(), c.permits() - 1, c.size(), c.owner(), c.lease());
+            return Claim.of(c.key(), c.kind(), c.mode(), c.permits() - 1, c.size(), c.owner(), c.lease());
         }
     }
 
@@ -170,7 +170,7 @@ final class BrokenSyncVariants {
         }
 
         @Override
-        public Subscription subscribe(LockKey key, Runnable wakeUp) {
+        public Subscription watchZero(LockKey key, Runnable wakeUp) {
             return () -> {};
         }
     }
@@ -192,10 +192,10 @@ final class BrokenSyncVariants {
     /** The in-memory backend with decorated read-write lock, semaphore and latch stores. */
     abstract static class Fixture implements AllSynchronizerContracts, LostReplyContract {
         final InMemoryLockServer server = InMemoryLockServer.create();
-        private final Function<InMemorySyncStore, ClaimStore> claims;
-        private final Function<InMemorySyncStore, CounterStore> counters;
+        private final Function<InMemoryLockStore, ClaimStore> claims;
+        private final Function<InMemoryLockStore, CounterStore> counters;
 
-        Fixture(Function<InMemorySyncStore, ClaimStore> claims, Function<InMemorySyncStore, CounterStore> counters) {
+        Fixture(Function<InMemoryLockStore, ClaimStore> claims, Function<InMemoryLockStore, CounterStore> counters) {
             this.claims = claims;
             this.counters = counters;
         }

@@ -1,9 +1,9 @@
 package io.distlock.testkit;
 
 import io.distlock.spi.Attempt;
+import io.distlock.spi.Claim;
 import io.distlock.spi.HandOff;
-import io.distlock.spi.HeldLock;
-import io.distlock.spi.Lease;
+import io.distlock.spi.HeldClaim;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.Subscription;
@@ -27,8 +27,8 @@ final class BrokenVariants {
         }
 
         @Override
-        public boolean release(LockKey key, OwnerId owner) {
-            var unused = server.forceRelease(key.name());
+        public boolean release(HeldClaim hold) {
+            var unused = server.forceRelease(hold.key().name());
             return true;
         }
     }
@@ -40,14 +40,14 @@ final class BrokenVariants {
         }
 
         @Override
-        public Attempt tryAcquire(LockKey key, OwnerId owner, Lease lease, boolean queue) {
-            Attempt a = super.tryAcquire(key, owner, lease, queue);
+        public Attempt tryAcquire(Claim claim, boolean queue) {
+            Attempt a = super.tryAcquire(claim, queue);
             return a instanceof Attempt.Acquired ? Attempt.acquired(1) : a;
         }
 
         @Override
-        public HandOff handOff(LockKey key, OwnerId from, OwnerId to, Lease lease) {
-            HandOff answer = super.handOff(key, from, to, lease);
+        public HandOff handOff(Claim to, OwnerId from) {
+            HandOff answer = super.handOff(to, from);
             return answer instanceof HandOff.Granted ? HandOff.granted(1) : answer;
         }
     }
@@ -66,7 +66,7 @@ final class BrokenVariants {
 
     /** Renewals keep running after the release, like seed 000's timer that unlock never cancels. */
     static final class RenewalAfterRelease extends InMemoryLockStore {
-        private final Map<HeldLock, Duration> renewed = new ConcurrentHashMap<>();
+        private final Map<HeldClaim, Duration> renewed = new ConcurrentHashMap<>();
         private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "uncancelled-renewal");
             t.setDaemon(true);
@@ -85,9 +85,9 @@ final class BrokenVariants {
         }
 
         @Override
-        public Set<HeldLock> renew(Collection<HeldLock> holds, Duration lease) {
-            for (HeldLock h : holds) {
-                renewed.put(new HeldLock(h.key(), h.owner(), 0), lease);
+        public Set<HeldClaim> renew(Collection<HeldClaim> holds, Duration lease) {
+            for (HeldClaim h : holds) {
+                renewed.put(new HeldClaim(h.key(), h.kind(), h.owner(), h.mode(), 0), lease);
             }
             return super.renew(holds, lease);
         }
@@ -105,9 +105,9 @@ final class BrokenVariants {
         }
 
         @Override
-        public Set<HeldLock> renew(Collection<HeldLock> holds, Duration lease) {
-            Set<HeldLock> gone = new java.util.HashSet<>();
-            for (HeldLock h : holds) {
+        public Set<HeldClaim> renew(Collection<HeldClaim> holds, Duration lease) {
+            Set<HeldClaim> gone = new java.util.HashSet<>();
+            for (HeldClaim h : holds) {
                 if (!server.renewWhoeverHolds(h.key().name(), lease.toNanos())) {
                     gone.add(h);
                 }
@@ -123,6 +123,6 @@ final class BrokenVariants {
         }
 
         @Override
-        public void abandon(LockKey key, OwnerId owner) {}
+        public void abandon(Claim claim) {}
     }
 }

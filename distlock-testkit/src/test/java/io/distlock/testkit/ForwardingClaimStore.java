@@ -19,6 +19,11 @@ class ForwardingClaimStore implements ClaimStore {
     }
 
     @Override
+    public Set<Claim.Kind> kinds() {
+        return delegate.kinds();
+    }
+
+    @Override
     public Attempt tryAcquire(Claim claim, boolean queue) {
         return delegate.tryAcquire(claim, queue);
     }

@@ -29,8 +29,8 @@ class ForwardingCounterStore implements CounterStore {
     }
 
     @Override
-    public Subscription subscribe(LockKey key, Runnable wakeUp) {
-        return delegate.subscribe(key, wakeUp);
+    public Subscription watchZero(LockKey key, Runnable wakeUp) {
+        return delegate.watchZero(key, wakeUp);
     }
 
     @Override

@@ -142,7 +142,7 @@ class InMemorySynchronizersSmokeTest {
                 throw new IllegalStateException(e);
             }
         });
-        InMemorySyncStore store = new InMemorySyncStore(server);
+        InMemoryLockStore store = new InMemoryLockStore(server);
         var key = new io.distlock.spi.LockKey("batch");
         assertThat(store.countDown(key, "call-1", Duration.ofHours(1))).isEqualTo(1);
         assertThat(store.countDown(key, "call-1", Duration.ofHours(1)))

@@ -267,7 +267,7 @@ public final class ZooKeeperLockClient extends EngineClient {
             }
             Duration session = sessionTimeout;
             CuratorFramework zk;
-            ZooKeeperLockStore.HandleFactory handles = null;
+            ZkSession.HandleFactory handles = null;
             if (given != null) {
                 zk = given;
                 int negotiated = 0;
@@ -280,7 +280,7 @@ public final class ZooKeeperLockClient extends EngineClient {
                     session = Duration.ofMillis(negotiated);
                 }
             } else {
-                handles = new ZooKeeperLockStore.HandleFactory();
+                handles = new ZkSession.HandleFactory();
                 CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder()
                         .connectString(Objects.requireNonNull(cs))
                         .sessionTimeoutMs((int) sessionTimeout.toMillis())

@@ -3,6 +3,8 @@ package io.distlock.zookeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.spi.Attempt;
+import io.distlock.spi.Claim;
+import io.distlock.spi.HeldClaim;
 import io.distlock.spi.Lease;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
@@ -31,6 +33,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ZooKeeperChurnIT {
     private final LockKey key = new LockKey("churn");
     private final OwnerId owner = new OwnerId("x:t1");
+    private final Claim claim = Claim.lock(key, owner, Lease.fixed(Duration.ofSeconds(30)), 0);
 
     private TestingServer server;
     private CuratorFramework admin;
@@ -109,7 +112,7 @@ class ZooKeeperChurnIT {
             throws Exception {
         AtomicInteger creates = churn();
 
-        Attempt attempt = store.tryAcquire(key, owner, Lease.fixed(Duration.ofSeconds(30)), queue);
+        Attempt attempt = store.tryAcquire(claim, queue);
 
         assertThat(attempt)
                 .as("contention, not a failure: a busy answer asking for a retry shortly")
@@ -118,13 +121,16 @@ class ZooKeeperChurnIT {
                 .as("each try creates once with the lock node and once in it, and the tries are bounded")
                 .isEqualTo(2 * ZooKeeperLockStore.MAX_TRIES);
         assertThat(entries()).as("no entry left behind").isEmpty();
-        assertThat(store.release(key, owner)).as("nothing held").isFalse();
+        assertThat(store.release(HeldClaim.lock(key, owner, 0)))
+                .as("nothing held")
+                .isFalse();
 
         store.createHook((lockPath, withLockNode) -> {});
-        Attempt next = store.tryAcquire(key, owner, Lease.fixed(Duration.ofSeconds(30)), queue);
+        Attempt next = store.tryAcquire(claim, queue);
         assertThat(next).isInstanceOf(Attempt.Acquired.class);
         assertThat(entries()).hasSize(1);
-        assertThat(store.release(key, owner)).isTrue();
+        assertThat(store.release(claim.held(((Attempt.Acquired) next).fencingToken())))
+                .isTrue();
         assertThat(entries()).isEmpty();
     }
 }

@@ -2,10 +2,12 @@ package io.distlock.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.distlock.internal.EngineConfig;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.Claim;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.HandsOff;
-import io.distlock.spi.HeldLock;
+import io.distlock.spi.HeldClaim;
 import io.distlock.spi.Lease;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
@@ -56,6 +58,19 @@ class ZooKeeperHandOffIT {
     private final OwnerId b = new OwnerId("x:t2");
     private final OwnerId c = new OwnerId("y:t1");
     private final OwnerId d = new OwnerId("x:t3");
+
+    /** The spare tokens the engine's claims ask for by default: more than the store reserves. */
+    private static final int ASK = EngineConfig.DEFAULT_HAND_OFF_LIMIT;
+
+    /** The claim of {@code owner} for the lock, as the engine makes it. */
+    private Claim lock(OwnerId owner) {
+        return Claim.lock(key, owner, RENEWED, ASK);
+    }
+
+    /** A hold of {@code owner} to release: the store finds the owner's entry by its id, the token plays no part. */
+    private HeldClaim held(OwnerId owner) {
+        return HeldClaim.lock(key, owner, 0);
+    }
 
     @BeforeEach
     void start() throws Exception {
@@ -150,7 +165,7 @@ class ZooKeeperHandOffIT {
         assertThat(attempt).isInstanceOf(Attempt.Acquired.class);
         assertThat(((Attempt.Acquired) attempt).spareTokens())
                 .as("tokens reserved for successions")
-                .isEqualTo(ZooKeeperLockStore.SPARE);
+                .isEqualTo(ZooKeeperLockStore.SPARE_TOKEN_CAP);
         return ((Attempt.Acquired) attempt).fencingToken();
     }
 
@@ -161,7 +176,7 @@ class ZooKeeperHandOffIT {
     private long acquiredOnceWoken(Client client, OwnerId owner) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         for (; ; ) {
-            Attempt attempt = client.store().tryAcquire(key, owner, RENEWED, true);
+            Attempt attempt = client.store().tryAcquire(lock(owner), true);
             if (attempt instanceof Attempt.Acquired || System.nanoTime() - deadline > 0) {
                 return acquired(attempt);
             }
@@ -173,12 +188,12 @@ class ZooKeeperHandOffIT {
         assertThat(answer).isInstanceOf(HandOff.Granted.class);
         assertThat(((HandOff.Granted) answer).spareTokens())
                 .as("tokens reserved for successions")
-                .isEqualTo(ZooKeeperLockStore.SPARE);
+                .isEqualTo(ZooKeeperLockStore.SPARE_TOKEN_CAP);
         return ((HandOff.Granted) answer).fencingToken();
     }
 
     private void assertHolds(Client client, OwnerId owner, long token) {
-        assertThat(client.store().renew(List.of(new HeldLock(key, owner, token)), LEASE))
+        assertThat(client.store().renew(List.of(HeldClaim.lock(key, owner, token)), LEASE))
                 .as("the hold of %s is renewable", owner.value())
                 .isEmpty();
         assertThat(client.store().inspect(key).orElseThrow().owner()).isEqualTo(owner.value());
@@ -194,23 +209,41 @@ class ZooKeeperHandOffIT {
                 .isInstanceOf(ReportsLoss.class);
     }
 
+    @Test
+    void kinds_locksOnly_available_oneWhenFree_zeroWhileHeldOrWaitedFor() throws Exception {
+        Client x = client(true);
+        Client y = client(true);
+        assertThat(x.store().kinds()).containsExactly(Claim.Kind.LOCK);
+        assertThat(x.store().available(key, Claim.Kind.LOCK, 1)).isEqualTo(1);
+        long token = acquired(x.store().tryAcquire(lock(a), false));
+        assertThat(y.store().tryAcquire(lock(c), true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(y.store().available(key, Claim.Kind.LOCK, 1)).isZero();
+        assertThat(x.store().release(held(a))).isTrue();
+        assertThat(acquiredOnceWoken(y, c)).isGreaterThan(token);
+        assertThat(x.store().available(key, Claim.Kind.LOCK, 1)).isZero();
+        assertThat(y.store().release(held(c))).isTrue();
+        assertThat(x.store().available(key, Claim.Kind.LOCK, 1)).isEqualTo(1);
+    }
+
     @ParameterizedTest(name = "raw multi: {0}")
     @ValueSource(booleans = {true, false})
     void handOff_toAnOwnerWithoutEntry_grantsAGreaterToken_inOneRequest(boolean raw) throws Exception {
         Client x = client(raw);
-        long token = acquired(x.store().tryAcquire(key, a, RENEWED, false));
+        long token = acquired(x.store().tryAcquire(lock(a), false));
         OwnerId giver = a;
         OwnerId taker = b;
         for (int i = 0; i < 3; i++) {
             long before = requests(x);
-            long next = granted(x.store().handOff(key, giver, taker, RENEWED));
+            long next = granted(x.store().handOff(lock(taker), giver));
             long cost = requests(x) - before;
             // Curator's transaction drops the Stat that carries the token: one read more
             assertThat(cost).as("requests for one hand-off").isEqualTo(raw ? 1 : 2);
-            assertThat(next).as("beyond the giver's spare tokens").isGreaterThan(token + ZooKeeperLockStore.SPARE);
+            assertThat(next)
+                    .as("beyond the giver's spare tokens")
+                    .isGreaterThan(token + ZooKeeperLockStore.SPARE_TOKEN_CAP);
             assertThat(queue()).containsExactly(at(taker, next));
             assertHolds(x, taker, next);
-            assertThat(x.store().renew(List.of(new HeldLock(key, giver, token)), LEASE))
+            assertThat(x.store().renew(List.of(HeldClaim.lock(key, giver, token)), LEASE))
                     .as("the giver's hold is gone")
                     .hasSize(1);
             token = next;
@@ -218,14 +251,14 @@ class ZooKeeperHandOffIT {
             giver = taker;
             taker = t;
         }
-        assertThat(x.store().release(key, taker))
+        assertThat(x.store().release(held(taker)))
                 .as("the last giver holds nothing")
                 .isFalse();
-        assertThat(x.store().release(key, giver)).isTrue();
+        assertThat(x.store().release(held(giver))).isTrue();
         assertThat(admin.checkExists().forPath(ZooKeeperTestServers.lockPath(key.name())))
                 .as("the receiver's entry was alone: its release deletes the lock node too")
                 .isNull();
-        assertThat(acquired(x.store().tryAcquire(key, a, RENEWED, false))).isGreaterThan(token);
+        assertThat(acquired(x.store().tryAcquire(lock(a), false))).isGreaterThan(token);
     }
 
     /**
@@ -240,12 +273,12 @@ class ZooKeeperHandOffIT {
         if (subscribed) {
             subscribeAndWaitForTheMirror(x);
         }
-        long token = acquired(x.store().tryAcquire(key, a, RENEWED, false));
-        long next = granted(x.store().handOff(key, a, a, RENEWED));
-        assertThat(next).as("beyond the spare tokens").isGreaterThan(token + ZooKeeperLockStore.SPARE);
+        long token = acquired(x.store().tryAcquire(lock(a), false));
+        long next = granted(x.store().handOff(lock(a), a));
+        assertThat(next).as("beyond the spare tokens").isGreaterThan(token + ZooKeeperLockStore.SPARE_TOKEN_CAP);
         assertThat(queue()).containsExactly(at(a, next));
         assertHolds(x, a, next);
-        assertThat(x.store().release(key, a)).isTrue();
+        assertThat(x.store().release(held(a))).isTrue();
         assertThat(queue()).isEmpty();
     }
 
@@ -257,12 +290,43 @@ class ZooKeeperHandOffIT {
     @Test
     void attempt_ofAnOwnerWhoseEntryWasGranted_makesANewEntry_withAGreaterToken() throws Exception {
         Client x = client(true);
-        long token = acquired(x.store().tryAcquire(key, a, RENEWED, false));
-        long again = acquired(x.store().tryAcquire(key, a, RENEWED, false));
-        assertThat(again).isGreaterThan(token + ZooKeeperLockStore.SPARE);
+        long token = acquired(x.store().tryAcquire(lock(a), false));
+        long again = acquired(x.store().tryAcquire(lock(a), false));
+        assertThat(again).isGreaterThan(token + ZooKeeperLockStore.SPARE_TOKEN_CAP);
         assertThat(queue()).containsExactly(at(a, again));
-        assertThat(x.store().release(key, a)).isTrue();
+        assertThat(x.store().release(held(a))).isTrue();
         assertThat(queue()).isEmpty();
+    }
+
+    /**
+     * Spare tokens are the engine's policy: a grant (an acquire, a hand-off to a new entry, a hand-off to a queued
+     * receiver) reserves what its claim asks, up to the 15 that the czxid * 16 arithmetic allows; the token is a
+     * multiple of 16 whatever the ask.
+     */
+    @ParameterizedTest(name = "ask {0}")
+    @ValueSource(ints = {0, 3, 15, 16, 1000})
+    void grants_reserveTheSpareTokensTheClaimAsks_upToTheCap(int ask) throws Exception {
+        Client x = client(true);
+        int expected = Math.min(ask, ZooKeeperLockStore.SPARE_TOKEN_CAP);
+        Attempt attempt = x.store().tryAcquire(Claim.lock(key, a, RENEWED, ask), false);
+        assertThat(attempt).isInstanceOf(Attempt.Acquired.class);
+        Attempt.Acquired acquired = (Attempt.Acquired) attempt;
+        assertThat(acquired.spareTokens()).as("reserved by the acquire").isEqualTo(expected);
+        assertThat(acquired.fencingToken() % (ZooKeeperLockStore.SPARE_TOKEN_CAP + 1))
+                .isZero();
+        HandOff toNew = x.store().handOff(Claim.lock(key, b, RENEWED, ask), a);
+        assertThat(toNew).isInstanceOf(HandOff.Granted.class);
+        assertThat(((HandOff.Granted) toNew).spareTokens())
+                .as("reserved by the hand-off")
+                .isEqualTo(expected);
+        assertThat(x.store().tryAcquire(Claim.lock(key, d, RENEWED, ask), true)).isInstanceOf(Attempt.Busy.class);
+        HandOff toQueued = x.store().handOff(Claim.lock(key, d, RENEWED, ask), b);
+        assertThat(toQueued).isInstanceOf(HandOff.Granted.class);
+        assertThat(((HandOff.Granted) toQueued).spareTokens())
+                .as("reserved by the hand-off to a queued receiver")
+                .isEqualTo(expected);
+        assertThat(queue()).containsExactly(at(d, ((HandOff.Granted) toQueued).fencingToken()));
+        assertThat(x.store().release(held(d))).isTrue();
     }
 
     /**
@@ -273,12 +337,12 @@ class ZooKeeperHandOffIT {
     @Test
     void abandonHold_endsOnlyTheLostHoldsEntry_notANewerOneOfTheSameOwner() throws Exception {
         Client x = client(true);
-        long lost = acquired(x.store().tryAcquire(key, a, RENEWED, false));
-        long again = acquired(x.store().tryAcquire(key, a, RENEWED, false)); // its attempt ended the old entry itself
-        x.store().abandonHold(new HeldLock(key, a, lost));
+        long lost = acquired(x.store().tryAcquire(lock(a), false));
+        long again = acquired(x.store().tryAcquire(lock(a), false)); // its attempt ended the old entry itself
+        x.store().abandonHold(HeldClaim.lock(key, a, lost));
         assertThat(queue()).containsExactly(at(a, again));
         assertHolds(x, a, again);
-        x.store().abandonHold(new HeldLock(key, a, again));
+        x.store().abandonHold(HeldClaim.lock(key, a, again));
         assertThat(queue()).isEmpty();
     }
 
@@ -286,18 +350,18 @@ class ZooKeeperHandOffIT {
     @ValueSource(booleans = {true, false})
     void handOff_whenTheGiverDoesNotHold_isNotHeld_andChangesNothing(boolean raw) throws Exception {
         Client x = client(raw);
-        assertThat(x.store().handOff(key, a, b, RENEWED)).isEqualTo(HandOff.notHeld());
+        assertThat(x.store().handOff(lock(b), a)).isEqualTo(HandOff.notHeld());
         assertThat(queue()).isEmpty();
 
-        long token = acquired(x.store().tryAcquire(key, a, RENEWED, false));
+        long token = acquired(x.store().tryAcquire(lock(a), false));
         String lockPath = ZooKeeperTestServers.lockPath(key.name());
         for (String child : admin.getChildren().forPath(lockPath)) {
             admin.delete().forPath(ZKPaths.makePath(lockPath, child)); // an operator's force unlock
         }
-        assertThat(x.store().handOff(key, a, b, RENEWED)).isEqualTo(HandOff.notHeld());
+        assertThat(x.store().handOff(lock(b), a)).isEqualTo(HandOff.notHeld());
         assertThat(queue()).as("no entry made for the receiver").isEmpty();
-        assertThat(x.store().release(key, a)).isFalse();
-        assertThat(acquired(x.store().tryAcquire(key, b, RENEWED, false))).isGreaterThan(token);
+        assertThat(x.store().release(held(a))).isFalse();
+        assertThat(acquired(x.store().tryAcquire(lock(b), false))).isGreaterThan(token);
     }
 
     @ParameterizedTest(name = "subscribed: {0}")
@@ -308,23 +372,21 @@ class ZooKeeperHandOffIT {
         if (subscribed) {
             subscribeAndWaitForTheMirror(x); // the mirror decides, not a read
         }
-        long ta = acquired(x.store().tryAcquire(key, a, RENEWED, false));
-        assertThat(y.store().tryAcquire(key, c, RENEWED, true)).isInstanceOf(Attempt.Busy.class);
+        long ta = acquired(x.store().tryAcquire(lock(a), false));
+        assertThat(y.store().tryAcquire(lock(c), true)).isInstanceOf(Attempt.Busy.class);
         long tc = Long.parseLong(queue().get(1).substring(c.value().length() + 1));
 
-        assertThat(x.store().handOff(key, a, b, RENEWED)).isEqualTo(HandOff.queued());
+        assertThat(x.store().handOff(lock(b), a)).isEqualTo(HandOff.queued());
         List<String> q = queue();
         assertThat(q).hasSize(2);
         assertThat(q.get(0)).isEqualTo(at(c, tc));
         assertThat(q.get(1)).startsWith(b.value() + "@");
         long tb = Long.parseLong(q.get(1).substring(b.value().length() + 1));
-        assertThat(x.store().release(key, a)).as("the giver's hold ended").isFalse();
-        assertThat(x.store().tryAcquire(key, b, RENEWED, true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(x.store().release(held(a))).as("the giver's hold ended").isFalse();
+        assertThat(x.store().tryAcquire(lock(b), true)).isInstanceOf(Attempt.Busy.class);
 
-        assertThat(acquired(y.store().tryAcquire(key, c, RENEWED, true)))
-                .isEqualTo(tc)
-                .isGreaterThan(ta);
-        assertThat(y.store().release(key, c)).isTrue();
+        assertThat(acquired(y.store().tryAcquire(lock(c), true))).isEqualTo(tc).isGreaterThan(ta);
+        assertThat(y.store().release(held(c))).isTrue();
         assertThat(acquiredOnceWoken(x, b))
                 .as("the receiver is granted its own entry, after the owner queued ahead of it")
                 .isEqualTo(tb)
@@ -332,13 +394,13 @@ class ZooKeeperHandOffIT {
         assertHolds(x, b, tb);
 
         // a receiver queued by a hand-off that gives up leaves no node behind
-        assertThat(y.store().tryAcquire(key, c, RENEWED, true)).isInstanceOf(Attempt.Busy.class);
-        assertThat(x.store().handOff(key, b, d, RENEWED)).isEqualTo(HandOff.queued());
+        assertThat(y.store().tryAcquire(lock(c), true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(x.store().handOff(lock(d), b)).isEqualTo(HandOff.queued());
         assertThat(queue()).hasSize(2).last().asString().startsWith(d.value() + "@");
-        x.store().abandon(key, d);
+        x.store().abandon(lock(d));
         assertThat(queue()).hasSize(1).first().asString().startsWith(c.value() + "@");
-        assertThat(acquired(y.store().tryAcquire(key, c, RENEWED, true))).isGreaterThan(tb);
-        assertThat(y.store().release(key, c)).isTrue();
+        assertThat(acquired(y.store().tryAcquire(lock(c), true))).isGreaterThan(tb);
+        assertThat(y.store().release(held(c))).isTrue();
         assertThat(queue()).isEmpty();
     }
 
@@ -350,15 +412,15 @@ class ZooKeeperHandOffIT {
         closeAfter.add(0, x.store().subscribe(key, wakeUps::incrementAndGet));
         io.distlock.testkit.Eventually.within(
                 io.distlock.testkit.Timing.seconds(5), "woken by the snapshot", () -> wakeUps.get() == 1);
-        long token = acquired(x.store().tryAcquire(key, a, RENEWED, false));
+        long token = acquired(x.store().tryAcquire(lock(a), false));
         for (int i = 0; i < 3; i++) {
-            token = granted(x.store().handOff(key, i % 2 == 0 ? a : b, i % 2 == 0 ? b : a, RENEWED));
+            token = granted(x.store().handOff(lock(i % 2 == 0 ? b : a), i % 2 == 0 ? a : b));
         }
-        assertThat(x.store().release(key, b)).isTrue(); // a release of this client: wakes (once)
-        long c1 = acquired(y.store().tryAcquire(key, c, RENEWED, false));
+        assertThat(x.store().release(held(b))).isTrue(); // a release of this client: wakes (once)
+        long c1 = acquired(y.store().tryAcquire(lock(c), false));
         assertThat(c1).isGreaterThan(token);
         int before = wakeUps.get();
-        assertThat(y.store().release(key, c)).isTrue();
+        assertThat(y.store().release(held(c))).isTrue();
         io.distlock.testkit.Eventually.within(
                 io.distlock.testkit.Timing.seconds(5),
                 "woken by the other client's release",
@@ -375,22 +437,22 @@ class ZooKeeperHandOffIT {
         closeAfter.add(0, x.store().subscribe(key, wakeUps::incrementAndGet));
         io.distlock.testkit.Eventually.within(
                 io.distlock.testkit.Timing.seconds(5), "woken by the snapshot", () -> wakeUps.get() == 1);
-        acquired(x.store().tryAcquire(key, a, RENEWED, true));
+        acquired(x.store().tryAcquire(lock(a), true));
         for (int i = 0; i < 3; i++) {
             int seen = wakeUps.get();
-            assertThat(x.store().release(key, a)).isTrue();
+            assertThat(x.store().release(held(a))).isTrue();
             io.distlock.testkit.Eventually.within(
                     io.distlock.testkit.Timing.seconds(5), "the release seen", () -> wakeUps.get() > seen);
             assertThat(admin.checkExists().forPath(ZooKeeperTestServers.lockPath(key.name())))
                     .as("with a local subscriber, the lock node stays")
                     .isNotNull();
             long before = requests(x);
-            acquired(x.store().tryAcquire(key, a, RENEWED, true));
+            acquired(x.store().tryAcquire(lock(a), true));
             assertThat(requests(x) - before)
                     .as("requests of an attempt: the entry's create only")
                     .isEqualTo(1);
         }
-        assertThat(x.store().release(key, a)).isTrue();
+        assertThat(x.store().release(held(a))).isTrue();
     }
 
     @ParameterizedTest(name = "subscribed: {0}")
@@ -401,12 +463,12 @@ class ZooKeeperHandOffIT {
         if (subscribed) {
             subscribeAndWaitForTheMirror(x);
         }
-        long ta = acquired(x.store().tryAcquire(key, a, RENEWED, false));
-        assertThat(x.store().tryAcquire(key, b, RENEWED, true)).isInstanceOf(Attempt.Busy.class);
+        long ta = acquired(x.store().tryAcquire(lock(a), false));
+        assertThat(x.store().tryAcquire(lock(b), true)).isInstanceOf(Attempt.Busy.class);
         long tb = Long.parseLong(queue().get(1).substring(b.value().length() + 1));
 
         long before = requests(x);
-        assertThat(granted(x.store().handOff(key, a, b, RENEWED)))
+        assertThat(granted(x.store().handOff(lock(b), a)))
                 .as("the token of the receiver's own entry")
                 .isEqualTo(tb)
                 .isGreaterThan(ta);
@@ -419,18 +481,18 @@ class ZooKeeperHandOffIT {
         assertHolds(x, b, tb);
 
         // another client's entry ahead of the receiver's: the hold ends, the receiver keeps waiting
-        assertThat(y.store().tryAcquire(key, c, RENEWED, true)).isInstanceOf(Attempt.Busy.class);
-        assertThat(x.store().tryAcquire(key, d, RENEWED, true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(y.store().tryAcquire(lock(c), true)).isInstanceOf(Attempt.Busy.class);
+        assertThat(x.store().tryAcquire(lock(d), true)).isInstanceOf(Attempt.Busy.class);
         List<String> q = queue();
         assertThat(q).hasSize(3);
         long tc = Long.parseLong(q.get(1).substring(c.value().length() + 1));
         long td = Long.parseLong(q.get(2).substring(d.value().length() + 1));
-        assertThat(x.store().handOff(key, b, d, RENEWED)).isEqualTo(HandOff.queued());
+        assertThat(x.store().handOff(lock(d), b)).isEqualTo(HandOff.queued());
         assertThat(queue()).containsExactly(at(c, tc), at(d, td));
-        assertThat(acquired(y.store().tryAcquire(key, c, RENEWED, true))).isEqualTo(tc);
-        assertThat(y.store().release(key, c)).isTrue();
+        assertThat(acquired(y.store().tryAcquire(lock(c), true))).isEqualTo(tc);
+        assertThat(y.store().release(held(c))).isTrue();
         assertThat(acquiredOnceWoken(x, d)).isEqualTo(td);
-        assertThat(x.store().release(key, d)).isTrue();
+        assertThat(x.store().release(held(d))).isTrue();
         assertThat(queue()).isEmpty();
     }
 }

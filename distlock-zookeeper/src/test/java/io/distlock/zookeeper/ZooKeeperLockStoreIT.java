@@ -110,7 +110,7 @@ class ZooKeeperLockStoreIT {
         Stat stat = admin.checkExists().forPath(ZKPaths.makePath(lockPath, queue.get(0)));
         assertThat(first.fencingToken())
                 .as("the czxid times the spare tokens + 1")
-                .isEqualTo(stat.getCzxid() * (ZooKeeperLockStore.SPARE + 1));
+                .isEqualTo(stat.getCzxid() * (ZooKeeperLockStore.SPARE_TOKEN_CAP + 1));
         assertThat(stat.getEphemeralOwner()).as("an ephemeral node").isNotZero();
         assertThat(new String(admin.getData().forPath(lockPath), java.nio.charset.StandardCharsets.UTF_8))
                 .as("the lock node keeps the full name")
@@ -187,7 +187,7 @@ class ZooKeeperLockStoreIT {
         }
         assertThat(before)
                 .as("x's holds before y's: its grant and at most its spare tokens' worth of successions")
-                .hasSizeBetween(2, ZooKeeperLockStore.SPARE + 1);
+                .hasSizeBetween(2, ZooKeeperLockStore.SPARE_TOKEN_CAP + 1);
         for (int i = 1; i < seen.size(); i++) {
             assertThat(seen.get(i))
                     .as("tokens in the order of the holds: %s", seen)
@@ -273,6 +273,53 @@ class ZooKeeperLockStoreIT {
                 Timing.seconds(3), "owner told lost", () -> listener.lost().contains(hold.fencingToken()));
         assertThatThrownBy(hold::release).isInstanceOf(LockLostException.class);
         assertThat(operator.admin().forceUnlock("forced")).isEmpty();
+    }
+
+    @Test
+    void forceRelease_ofOneOwner_endsItsHoldOnly_neitherAnotherOwnersNorAWait() throws Exception {
+        String name = "forced/one";
+        ZooKeeperLockClient owner = client(Duration.ofMillis(600));
+        ZooKeeperLockClient waiter = client();
+        ZooKeeperLockClient operator = client();
+        RecordingLockListener listener = new RecordingLockListener();
+        DistributedLock lock = owner.lock(name);
+        lock.addListener(listener);
+        LockHold hold = lock.acquire();
+        String holder = operator.admin().inspect(name).orElseThrow().owner();
+        AtomicReference<LockHold> next = new AtomicReference<>();
+        Thread waiting = acquireInThread(waiter.lock(name), next);
+        Eventually.within(
+                Timing.seconds(5),
+                "the waiter queued",
+                () -> entriesQuietly(name).size() == 2);
+        String waiterNode = entries(name).stream()
+                .sorted(java.util.Comparator.comparing(n -> n.substring(n.length() - 10)))
+                .toList()
+                .get(1);
+        String waiterOwner = new String(
+                admin.getData().forPath(ZKPaths.makePath(ZooKeeperTestServers.lockPath(name), waiterNode)),
+                java.nio.charset.StandardCharsets.UTF_8);
+
+        assertThat(operator.admin().forceRelease(name, operator.clientId() + ":t1"))
+                .as("an owner with nothing of the lock")
+                .isEmpty();
+        assertThat(operator.admin().forceRelease(name, waiterOwner))
+                .as("an owner that only waits")
+                .isEmpty();
+        assertThat(entries(name)).hasSize(2);
+
+        LockInfo removed = operator.admin().forceRelease(name, holder).orElseThrow();
+        assertThat(removed.owner()).isEqualTo(holder);
+        assertThat(removed.fencingToken()).isEqualTo(hold.fencingToken());
+        Eventually.within(
+                Timing.seconds(3), "owner told lost", () -> listener.lost().contains(hold.fencingToken()));
+        assertThatThrownBy(hold::release).isInstanceOf(LockLostException.class);
+        waiting.join(Timing.seconds(10).toMillis());
+        LockHold taken = Objects.requireNonNull(next.get(), "the waiter was granted");
+        assertThat(taken.fencingToken()).isGreaterThan(hold.fencingToken());
+        assertThat(operator.admin().forceRelease(name, holder)).isEmpty();
+        taken.release();
+        assertThat(entries(name)).isEmpty();
     }
 
     // ---------------------------------------------------------------- connection and session loss

@@ -1,0 +1,155 @@
+package io.distlock.redis;
+
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiPredicate;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Overview
+ *
+ * Messages
+ *   A wake-up message is the lock name's tag '<prefix>{...}' (its first '}' ends it: the prefix and the encoded name
+ *   contain none), followed by the grant a release made to this client, if it made one. Messages arrive on Lettuce's
+ *   I/O thread, whatever channel carried them, so nothing here blocks.
+ *
+ * Routing
+ *   A message with a grant is offered to the grant handler first (the store's wait registry), which takes the grant or
+ *   declines it. Otherwise the message runs every wake-up registered for its tag. A message that no registration
+ *   claims (the client stopped waiting for the name) goes to the unclaimed handler, which passes the wake-up on to
+ *   another waiting client, so a wake-up is never swallowed. wakeAll runs every registered wake-up: after a
+ *   re-subscription or a channel move, when releases may have been missed.
+ *
+ * Registrations
+ *   name (tag) -> the Targets registered for it, added and removed by RedisSubscriptions under its lock; read here
+ *   without one.
+ */
+/** Routes wake-up messages to the wake-ups registered for a lock name, the grant handler and the unclaimed handler. */
+final class WakeUpDispatch {
+    private static final Logger log = LoggerFactory.getLogger(WakeUpDispatch.class);
+
+    /** Lock name (its tag) -> the wake-ups registered for it, whatever channel their messages come on. */
+    private final Map<String, Set<Target>> names = new ConcurrentHashMap<>();
+
+    private final AtomicLong wakeUpsReceived = new AtomicLong();
+    private final AtomicLong wakeUpsUnclaimed = new AtomicLong();
+    private volatile Consumer<String> unclaimed = name -> {};
+    private volatile BiPredicate<String, String> grants = (name, grant) -> false;
+    private volatile boolean closed;
+
+    /** One registered wake-up: the name (tag) whose messages run it. */
+    static final class Target {
+        final String name;
+        final Runnable wakeUp;
+
+        Target(String name, Runnable wakeUp) {
+            this.name = name;
+            this.wakeUp = wakeUp;
+        }
+    }
+
+    void add(Target target) {
+        names.computeIfAbsent(target.name, n -> ConcurrentHashMap.newKeySet()).add(target);
+    }
+
+    /** Removes a registered target; false when it was not registered. */
+    boolean remove(Target target) {
+        Set<Target> of = names.get(target.name);
+        if (of == null || !of.remove(target)) {
+            return false;
+        }
+        if (of.isEmpty()) {
+            names.remove(target.name, of);
+        }
+        return true;
+    }
+
+    /**
+     * Called (on the I/O thread) with the message of a wake-up that no registration here claims: the client no longer
+     * waits for that name, so it must pass the wake-up on. Must not block.
+     */
+    void onUnclaimed(Consumer<String> handler) {
+        this.unclaimed = Objects.requireNonNull(handler, "handler");
+    }
+
+    /**
+     * Called (on the I/O thread) with a wake-up that carries a grant (the message is the name's tag followed by the
+     * grant): answers true when the grant was taken, and the message is done with; false makes it a plain wake-up for
+     * the tag. Must not block.
+     */
+    void onGrant(BiPredicate<String, String> handler) {
+        this.grants = Objects.requireNonNull(handler, "handler");
+    }
+
+    /** A wake-up message (see the overview): a grant is offered first, then the tag's registrations run. */
+    void dispatch(String message) {
+        wakeUpsReceived.incrementAndGet();
+        String name = message;
+        int end = message.indexOf('}');
+        if (end >= 0 && end + 1 < message.length()) {
+            name = message.substring(0, end + 1);
+            try {
+                if (grants.test(name, message.substring(end + 1))) {
+                    return;
+                }
+            } catch (RuntimeException e) {
+                log.warn("distlock: taking a grant for {} failed; waking its waiters instead", name, e);
+            }
+        }
+        Set<Target> of = names.get(name);
+        boolean claimed = false;
+        if (of != null) {
+            for (Target t : of) {
+                claimed = true;
+                run(t);
+            }
+        }
+        if (!claimed && !closed) {
+            wakeUpsUnclaimed.incrementAndGet();
+            try {
+                unclaimed.accept(name);
+            } catch (RuntimeException e) {
+                log.warn("distlock: passing on a wake-up for {} failed", name, e);
+            }
+        }
+    }
+
+    /** Runs every registered wake-up: releases may have been missed. */
+    void wakeAll() {
+        for (Set<Target> of : names.values()) {
+            for (Target t : of) {
+                run(t);
+            }
+        }
+    }
+
+    private static void run(Target t) {
+        try {
+            t.wakeUp.run();
+        } catch (RuntimeException e) {
+            log.warn("distlock: a wake-up for {} failed", t.name, e);
+        }
+    }
+
+    /** Whether a wake-up for {@code name} would be claimed: somebody of this client waits for it. */
+    boolean listening(String name) {
+        Set<Target> of = names.get(name);
+        return of != null && !of.isEmpty();
+    }
+
+    /** Wake-up messages received, and of those the ones nobody claimed (passed on); for tests. */
+    long[] wakeUpCounts() {
+        return new long[] {wakeUpsReceived.get(), wakeUpsUnclaimed.get()};
+    }
+
+    /** Drops every registration; unclaimed messages are no longer passed on. */
+    void close() {
+        closed = true;
+        names.clear();
+    }
+}
