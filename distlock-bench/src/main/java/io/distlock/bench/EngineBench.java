@@ -8,6 +8,8 @@ import io.distlock.bench.Scenarios.Timing;
 import io.distlock.internal.EngineConfig;
 import io.distlock.internal.LockEngine;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.Claim;
+import io.distlock.spi.HeldClaim;
 import io.distlock.spi.Lease;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
@@ -27,7 +29,7 @@ import java.util.SplittableRandom;
  *
  * What it measures
  *   The engine's own cost per uncontended lock()+unlock(): one in-memory store (MapLockStore, no I/O), called
- *   directly (tryAcquire, then release, with a key, owner and lease made once) and through a LockEngine over that
+ *   directly (tryAcquire of a lock claim made once, then release of its hold) and through a LockEngine over that
  *   same store (DistributedLock.lock(), then unlock(), one lock object kept), on one thread. The difference per
  *   pair is what the engine adds: owner and key, per-name state, re-entry count, watchdog registration, the
  *   Attempt's handling and the release's bookkeeping. The two use different names, so they never meet.
@@ -85,14 +87,14 @@ final class EngineBench {
             // the form of the engine's owner ids, so both sides compare strings of about the same length
             OwnerId owner = new OwnerId(
                     config.clientId() + ":t" + Thread.currentThread().getId());
-            Lease lease = Lease.renewed(config.watchdogLease());
+            Claim claim = Claim.lock(key, owner, Lease.renewed(config.watchdogLease()), 0);
             DistributedLock lock = engine.lock("engine");
             Runnable direct = () -> {
-                Attempt a = store.tryAcquire(key, owner, lease, false);
-                if (!(a instanceof Attempt.Acquired)) {
+                Attempt a = store.tryAcquire(claim, false);
+                if (!(a instanceof Attempt.Acquired acquired)) {
                     throw new IllegalStateException("not acquired: " + a);
                 }
-                if (!store.release(key, owner)) {
+                if (!store.release(HeldClaim.lock(key, owner, acquired.fencingToken()))) {
                     throw new IllegalStateException("not released: " + key);
                 }
             };

@@ -2,10 +2,11 @@ package io.distlock.bench;
 
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
-import io.distlock.spi.HeldLock;
-import io.distlock.spi.Lease;
+import io.distlock.spi.Claim;
+import io.distlock.spi.ClaimAdmin;
+import io.distlock.spi.ClaimStore;
+import io.distlock.spi.HeldClaim;
 import io.distlock.spi.LockKey;
-import io.distlock.spi.LockStore;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.Subscription;
 import java.time.Duration;
@@ -36,12 +37,13 @@ import org.jspecify.annotations.Nullable;
  *   free. An acquire draws its token before it swaps the hold in, so a lost race leaves a gap in the tokens, never a
  *   repeat.
  *
- * Abilities
- *   None: the engine drives it as a plain LockStore (no hand-off, no grants with wake-ups), which is all an
- *   uncontended lock+unlock needs. Waiting works (a release runs the name's wake-ups) but is not what it is for.
+ * Kinds and abilities
+ *   Locks only, and no ability beyond ClaimStore and ClaimAdmin: the engine drives it as a plain store (no hand-off,
+ *   no grants with wake-ups), which is all an uncontended lock+unlock needs. It reserves no spare tokens, whatever a
+ *   claim asks. Waiting works (a release runs the name's wake-ups) but is not what it is for.
  */
-/** An in-memory {@link LockStore} of the bench's own, for timing the engine against a store called directly. */
-final class MapLockStore implements LockStore {
+/** An in-memory lock store of the bench's own, for timing the engine against a store called directly. */
+final class MapLockStore implements ClaimStore, ClaimAdmin {
 
     private record Hold(OwnerId owner, long token, long expiresAt) {}
 
@@ -64,8 +66,14 @@ final class MapLockStore implements LockStore {
     }
 
     @Override
-    public Attempt tryAcquire(LockKey key, OwnerId owner, Lease lease, boolean queue) {
-        Entry e = entry(key);
+    public Set<Claim.Kind> kinds() {
+        return Set.of(Claim.Kind.LOCK);
+    }
+
+    @Override
+    public Attempt tryAcquire(Claim claim, boolean queue) {
+        Entry e = entry(claim.key());
+        OwnerId owner = claim.owner();
         long now = System.nanoTime();
         Hold cur = e.hold.get();
         if (cur != null && cur.expiresAt() - now > 0) {
@@ -73,19 +81,23 @@ final class MapLockStore implements LockStore {
         }
         long token = e.fence.incrementAndGet();
         if (!e.hold.compareAndSet(
-                cur, new Hold(owner, token, now + lease.length().toNanos()))) {
+                cur, new Hold(owner, token, now + claim.lease().length().toNanos()))) {
             return Attempt.busy(Duration.ofMillis(1)); // another owner took it meanwhile
         }
         return Attempt.acquired(token);
     }
 
     @Override
-    public void abandon(LockKey key, OwnerId owner) {
-        var unused = release(key, owner);
+    public void abandon(Claim claim) {
+        var unused = release(claim.key(), claim.owner());
     }
 
     @Override
-    public boolean release(LockKey key, OwnerId owner) {
+    public boolean release(HeldClaim hold) {
+        return release(hold.key(), hold.owner());
+    }
+
+    private boolean release(LockKey key, OwnerId owner) {
         Entry e = entries.get(key.name());
         if (e == null) {
             return false;
@@ -105,9 +117,9 @@ final class MapLockStore implements LockStore {
     }
 
     @Override
-    public Set<HeldLock> renew(Collection<HeldLock> holds, Duration lease) {
-        Set<HeldLock> gone = new HashSet<>();
-        for (HeldLock h : holds) {
+    public Set<HeldClaim> renew(Collection<HeldClaim> holds, Duration lease) {
+        Set<HeldClaim> gone = new HashSet<>();
+        for (HeldClaim h : holds) {
             Entry e = entries.get(h.key().name());
             long now = System.nanoTime();
             Hold cur = e == null ? null : live(e, now);
@@ -126,6 +138,12 @@ final class MapLockStore implements LockStore {
         Entry e = entry(key);
         e.wakeUps.add(wakeUp);
         return () -> e.wakeUps.remove(wakeUp);
+    }
+
+    @Override
+    public int available(LockKey key, Claim.Kind kind, int size) {
+        Entry e = entries.get(key.name());
+        return e != null && live(e, System.nanoTime()) != null ? 0 : 1;
     }
 
     @Override
@@ -166,6 +184,21 @@ final class MapLockStore implements LockStore {
         }
         Optional<LockInfo> was = info(key.name(), e);
         e.hold.set(null);
+        wakeUp(e);
+        return was;
+    }
+
+    @Override
+    public Optional<LockInfo> forceRelease(LockKey key, OwnerId owner) {
+        Entry e = entries.get(key.name());
+        Hold h = e == null ? null : live(e, System.nanoTime());
+        if (e == null || h == null || !h.owner().equals(owner)) {
+            return Optional.empty();
+        }
+        Optional<LockInfo> was = info(key.name(), e);
+        if (!e.hold.compareAndSet(h, null)) {
+            return Optional.empty();
+        }
         wakeUp(e);
         return was;
     }

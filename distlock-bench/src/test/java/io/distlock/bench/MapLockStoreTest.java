@@ -6,7 +6,8 @@ import io.distlock.DistributedLock;
 import io.distlock.internal.EngineConfig;
 import io.distlock.internal.LockEngine;
 import io.distlock.spi.Attempt;
-import io.distlock.spi.HeldLock;
+import io.distlock.spi.Claim;
+import io.distlock.spi.HeldClaim;
 import io.distlock.spi.Lease;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
@@ -30,41 +31,41 @@ class MapLockStoreTest {
 
     @Test
     void tryAcquire_heldByOther_isBusy_andReleaseByOther_changesNothing() {
-        Attempt first = store.tryAcquire(KEY, A, LEASE, false);
+        Attempt first = store.tryAcquire(Claim.lock(KEY, A, LEASE, 0), false);
 
         assertThat(first).isInstanceOf(Attempt.Acquired.class);
-        assertThat(store.tryAcquire(KEY, B, LEASE, false)).isInstanceOf(Attempt.Busy.class);
-        assertThat(store.release(KEY, B)).isFalse();
-        assertThat(store.release(KEY, A)).isTrue();
-        assertThat(store.release(KEY, A)).isFalse();
+        assertThat(store.tryAcquire(Claim.lock(KEY, B, LEASE, 0), false)).isInstanceOf(Attempt.Busy.class);
+        assertThat(store.release(HeldClaim.lock(KEY, B, 0))).isFalse();
+        assertThat(store.release(HeldClaim.lock(KEY, A, 0))).isTrue();
+        assertThat(store.release(HeldClaim.lock(KEY, A, 0))).isFalse();
     }
 
     @Test
     void tryAcquire_tokensGrow() {
-        long t1 = ((Attempt.Acquired) store.tryAcquire(KEY, A, LEASE, false)).fencingToken();
-        assertThat(store.release(KEY, A)).isTrue();
-        long t2 = ((Attempt.Acquired) store.tryAcquire(KEY, B, LEASE, false)).fencingToken();
+        long t1 = ((Attempt.Acquired) store.tryAcquire(Claim.lock(KEY, A, LEASE, 0), false)).fencingToken();
+        assertThat(store.release(HeldClaim.lock(KEY, A, 0))).isTrue();
+        long t2 = ((Attempt.Acquired) store.tryAcquire(Claim.lock(KEY, B, LEASE, 0), false)).fencingToken();
 
         assertThat(t2).isGreaterThan(t1);
     }
 
     @Test
     void expiredHold_isFree_andCannotBeRenewed() throws InterruptedException {
-        assertThat(store.tryAcquire(KEY, A, Lease.fixed(Duration.ofMillis(1)), false))
+        assertThat(store.tryAcquire(Claim.lock(KEY, A, Lease.fixed(Duration.ofMillis(1)), 0), false))
                 .isInstanceOf(Attempt.Acquired.class);
         Thread.sleep(20);
 
-        HeldLock held = new HeldLock(KEY, A, 1);
+        HeldClaim held = HeldClaim.lock(KEY, A, 1);
         assertThat(store.renew(List.of(held), Duration.ofSeconds(1))).containsExactly(held);
-        assertThat(store.tryAcquire(KEY, B, LEASE, false)).isInstanceOf(Attempt.Acquired.class);
+        assertThat(store.tryAcquire(Claim.lock(KEY, B, LEASE, 0), false)).isInstanceOf(Attempt.Acquired.class);
     }
 
     @Test
     void release_wakesTheSubscribers() {
         AtomicInteger woken = new AtomicInteger();
-        var unused = store.tryAcquire(KEY, A, LEASE, false);
+        var unused = store.tryAcquire(Claim.lock(KEY, A, LEASE, 0), false);
         try (var s = store.subscribe(KEY, woken::incrementAndGet)) {
-            assertThat(store.release(KEY, A)).isTrue();
+            assertThat(store.release(HeldClaim.lock(KEY, A, 0))).isTrue();
         }
         assertThat(woken).hasValue(1);
     }
