@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The benchmark entry point: {@code java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor> [options]}.
+ * The benchmark entry point: {@code java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|engine> [options]}.
  *
  * <pre>
  * --seconds N          measured seconds per phase (default 5; quick: 2)
@@ -73,7 +73,10 @@ public final class BenchMain {
                     "redis-keys",
                     "redis-clients",
                     "redis-uncontended",
-                    "redis-floor" -> parts.add(what);
+                    "redis-floor",
+                    "redis-names",
+                    "redis-ratios",
+                    "engine" -> parts.add(what);
             default -> {
                 usage(System.err);
                 throw new IllegalArgumentException("unknown benchmark: " + what);
@@ -90,6 +93,9 @@ public final class BenchMain {
                 case "redis-clients" -> RedisBench.clients(redis, phase, out);
                 case "redis-uncontended" -> RedisBench.uncontended(redis, phase, out);
                 case "redis-floor" -> RedisBench.floorWithBusyCore(redis, phase, out);
+                case "redis-names" -> RedisBench.names(redis, phase, out);
+                case "redis-ratios" -> RedisBench.ratios(redis, phase, out);
+                case "engine" -> EngineBench.run(redis, phase, out);
                 case "jdbc" -> JdbcBench.run(mariadb, postgres, phase, out);
                 case "zookeeper" -> ZooKeeperBench.run(zookeeper, phase, out);
                 case "etcd" -> EtcdBench.run(etcd, phase, out);
@@ -102,7 +108,7 @@ public final class BenchMain {
 
     private static void usage(PrintStream out) {
         out.println(
-                "usage: java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor> [--seconds N]"
+                "usage: java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|engine> [--seconds N]"
                         + " [--redis URI] [--mariadb JDBC-URL] [--postgres JDBC-URL] [--zookeeper HOST:PORT] [--etcd URL] [--csv FILE]");
     }
 }

@@ -140,8 +140,8 @@ public final class RedisBench {
     private final String uri;
     private final String host;
     private final int port;
-    private final Timing timing;
-    private final Report report;
+    final Timing timing;
+    final Report report;
     private final String runId =
             "dlbench-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
     private final RedisClient lettuce;
@@ -261,6 +261,25 @@ public final class RedisBench {
         });
     }
 
+    /**
+     * Runs only the 10,000-names row of issue 28 (see {@link RedisRatios#namesKept}): one client per implementation,
+     * 8 threads, a lock object kept per name; distlock, the fenced reference and Redisson RLock in alternating slices.
+     *
+     * @throws io.lettuce.core.RedisException if the server cannot be reached
+     */
+    public static void names(String uri, Duration phase, PrintStream out) {
+        only(uri, phase, out, "Redis, 10,000 names with a lock object kept per name only", RedisRatios::names);
+    }
+
+    /**
+     * Runs the Redis rows of issue 28 (see {@link RedisRatios}) and prints their ratios in one table.
+     *
+     * @throws io.lettuce.core.RedisException if the server cannot be reached
+     */
+    public static void ratios(String uri, Duration phase, PrintStream out) {
+        only(uri, phase, out, "Redis, the ratios of issue 28", RedisRatios::all);
+    }
+
     /** Each interleaved row's p50 ÷ the floor (the faster PING). */
     private void floorRatios(List<Result> inter) {
         double floor = floor(inter);
@@ -318,7 +337,7 @@ public final class RedisBench {
      * how many rounds fall below {@code target}), which shows how far the run's overall ratio can be trusted; empty
      * for phases run one after another.
      */
-    private static String roundSpread(Result distlock, Result other, String name, double target) {
+    static String roundSpread(Result distlock, Result other, String name, double target) {
         double[] r = Harness.roundRatios(distlock, other);
         if (r.length == 0) {
             return "";
@@ -722,7 +741,7 @@ public final class RedisBench {
      * distlock's client adds is the difference between the distlock row and this one); the bare and fenced reference
      * locks, the fenced one also on a client of its own (distlock's like-for-like), distlock and Redisson RLock.
      */
-    private List<Result> interleavedUncontended() {
+    List<Result> interleavedUncontended() {
         RedisCommands<String, String> cmd = admin.sync();
         try (OwnClient own = new OwnClient(uri);
                 StatefulRedisConnection<String, String> ownConnection = own.client.connect()) {
@@ -853,6 +872,15 @@ public final class RedisBench {
      * section of the report. Its keys ({@code a0} to {@code a9999}) are not the sequential phase's.
      */
     private List<Result> manyKeysAlternating(List<LockProvider.Factory> factories) {
+        return manyKeysAlternating(
+                factories,
+                "Every operation draws a key at random from 10,000. The 10,000-key targets are read from this table;"
+                        + " the table above (the phases one after another) is kept for comparison and carries the"
+                        + " command counts and CPU time per operation.");
+    }
+
+    /** {@link #manyKeysAlternating(List)} with {@code note} under the section's title. */
+    List<Result> manyKeysAlternating(List<LockProvider.Factory> factories, String note) {
         String[] names = new String[KEYS];
         for (int i = 0; i < KEYS; i++) {
             names[i] = "a" + i;
@@ -868,13 +896,7 @@ public final class RedisBench {
                 },
                 null);
         report.section("10,000 keys, 8 threads, one client, in alternating slices");
-        report.line(Harness.slicesNote(
-                timing,
-                THREADS,
-                factories.size(),
-                "Every operation draws a key at random from 10,000. The 10,000-key targets are read from this table;"
-                        + " the table above (the phases one after another) is kept for comparison and carries the"
-                        + " command counts and CPU time per operation."));
+        report.line(Harness.slicesNote(timing, THREADS, factories.size(), note));
         report.line("");
         report.table(alt, false);
         return alt;
@@ -1060,7 +1082,7 @@ public final class RedisBench {
     private final List<String> cpuPerOp = new ArrayList<>();
 
     /** Runs a scenario with a command counter and remembers its commands per operation for {@link #printPerOp}. */
-    private Result counted(String scenario, java.util.function.Function<Scenarios.Window, Result> run) {
+    Result counted(String scenario, java.util.function.Function<Scenarios.Window, Result> run) {
         Counter c = new Counter();
         Result r = run.apply(c);
         double ops = Math.max(1, r.windowOps());
