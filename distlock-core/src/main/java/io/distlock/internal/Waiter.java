@@ -5,7 +5,10 @@ import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
-/** A thread waiting for a lock. Fields other than {@link #signalled} are guarded by the state's mutex. */
+/**
+ * One waiter for a lock: a parked thread, or a callback (a waiter that completes a future schedules its next attempt
+ * instead of unparking a thread). Fields other than {@link #signalled} are guarded by the state's mutex.
+ */
 final class Waiter {
     enum Status {
         WAITING,
@@ -16,7 +19,9 @@ final class Waiter {
 
     final EngineLock lock;
     final OwnerId owner;
-    final Thread thread;
+    /** Runs on {@link #signal()}: unparks the waiting thread, or schedules a callback's next attempt; never blocks. */
+    private final Runnable wake;
+
     final boolean threadView;
     final @Nullable Duration fixedLease;
     /** Competes in the store's queue (fair lock, or a store that queues every waiter). */
@@ -40,10 +45,21 @@ final class Waiter {
 
     volatile boolean signalled;
 
+    /** A waiter that is the calling thread, parked between attempts. */
     Waiter(EngineLock lock, OwnerId owner, boolean threadView, @Nullable Duration fixedLease, boolean queued) {
+        this(lock, owner, threadView, fixedLease, queued, unparker(Thread.currentThread()));
+    }
+
+    Waiter(
+            EngineLock lock,
+            OwnerId owner,
+            boolean threadView,
+            @Nullable Duration fixedLease,
+            boolean queued,
+            Runnable wake) {
         this.lock = lock;
         this.owner = owner;
-        this.thread = Thread.currentThread();
+        this.wake = wake;
         this.threadView = threadView;
         this.fixedLease = fixedLease;
         this.queued = queued;
@@ -51,6 +67,10 @@ final class Waiter {
 
     void signal() {
         signalled = true;
-        LockSupport.unpark(thread);
+        wake.run();
+    }
+
+    private static Runnable unparker(Thread thread) {
+        return () -> LockSupport.unpark(thread);
     }
 }
