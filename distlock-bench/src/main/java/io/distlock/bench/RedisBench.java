@@ -6,6 +6,7 @@ import static io.distlock.bench.Harness.row;
 import io.distlock.DistributedLock;
 import io.distlock.bench.Harness.Result;
 import io.distlock.bench.Scenarios.Timing;
+import io.distlock.internal.EngineConfig;
 import io.distlock.redis.RedisLockClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.KeyScanCursor;
@@ -843,8 +844,10 @@ public final class RedisBench {
             RedisCommands<String, String> cmd, String acquire, String release, String tag) {
         String[] acquireKeys = {tag + ":hold", tag + ":fence"};
         String[] releaseKeys = {tag + ":hold", tag + ":queue", tag + ":wq"};
+        // the spare tokens the engine asks for with its default configuration (one per local hand-off of a streak)
+        String spare = Integer.toString(EngineConfig.DEFAULT_HAND_OFF_LIMIT);
         return (t, p) -> {
-            Long token = cmd.evalsha(acquire, ScriptOutputType.INTEGER, acquireKeys, "raw", "30000");
+            Long token = cmd.evalsha(acquire, ScriptOutputType.INTEGER, acquireKeys, "raw", "30000", spare);
             if (token == null || token <= 0) {
                 throw new IllegalStateException("not acquired: " + token);
             }
