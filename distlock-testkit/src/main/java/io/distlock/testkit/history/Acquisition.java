@@ -1,7 +1,6 @@
 package io.distlock.testkit.history;
 
 import io.distlock.testkit.history.ClientEvent.Op;
-import io.distlock.testkit.history.ClientEvent.Type;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -84,7 +83,7 @@ public record Acquisition(
         Long token = null;
         Long lastCheckOk = null;
         Long tRelease = null;
-        Type releaseOutcome = null;
+        ClientEvent.Type releaseOutcome = null;
         Long tReleaseDone = null;
         Long tLost = null;
         Long checkOkAfterLost = null;
@@ -94,14 +93,14 @@ public record Acquisition(
             }
             switch (e.f()) {
                 case ACQUIRE -> {
-                    if (e.type() == Type.INVOKE) {
+                    if (e.type() == ClientEvent.Type.INVOKE) {
                         invoke = e;
                     } else {
                         outcome = e;
                     }
                 }
                 case CHECK -> {
-                    if (e.type() == Type.OK) {
+                    if (e.type() == ClientEvent.Type.OK) {
                         lastCheckOk = e.t();
                         if (tLost != null && checkOkAfterLost == null) {
                             checkOkAfterLost = e.t();
@@ -109,12 +108,12 @@ public record Acquisition(
                     }
                 }
                 case RELEASE -> {
-                    if (e.type() == Type.INVOKE) {
+                    if (e.type() == ClientEvent.Type.INVOKE) {
                         tRelease = e.t();
                     } else {
                         releaseOutcome = e.type();
                         tReleaseDone = e.t();
-                        if (e.type() == Type.FAIL && tLost == null) {
+                        if (e.type() == ClientEvent.Type.FAIL && tLost == null) {
                             tLost = e.t();
                         }
                     }
@@ -131,10 +130,10 @@ public record Acquisition(
             return null;
         }
         // an invoke without an outcome (its process died waiting) is unknown, like an info outcome
-        if (outcome != null && outcome.type() == Type.FAIL) {
+        if (outcome != null && outcome.type() == ClientEvent.Type.FAIL) {
             return null;
         }
-        Long tOk = outcome != null && outcome.type() == Type.OK ? outcome.t() : null;
+        Long tOk = outcome != null && outcome.type() == ClientEvent.Type.OK ? outcome.t() : null;
         boolean known = tOk != null;
         long start = tOk != null ? tOk : invoke.t();
         long beliefEnd = known ? Math.max(start, lastCheckOk == null ? start : lastCheckOk) : invoke.t();

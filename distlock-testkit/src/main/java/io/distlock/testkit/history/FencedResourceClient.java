@@ -1,7 +1,6 @@
 package io.distlock.testkit.history;
 
 import io.distlock.testkit.history.ClientEvent.Op;
-import io.distlock.testkit.history.ClientEvent.Type;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -38,9 +37,9 @@ public final class FencedResourceClient implements AutoCloseable {
     public OptionalLong read(RecordedHold hold) {
         HistoryWriter h = hold.history();
         long op = h.nextOp();
-        h.client(hold.key(), hold.acq(), op, Op.READ, Type.INVOKE, hold.token(), null, null);
-        String answer = call(
-                hold, op, "R " + hold.key() + " " + hold.token() + " " + hold.acq() + " " + h.process() + " " + op);
+        h.client(hold.key(), hold.acq(), op, Op.READ, ClientEvent.Type.INVOKE, hold.token(), null, null);
+        String answer =
+                call(hold, "R " + hold.key() + " " + hold.token() + " " + hold.acq() + " " + h.process() + " " + op);
         return outcome(hold, op, Op.READ, null, answer);
     }
 
@@ -48,10 +47,9 @@ public final class FencedResourceClient implements AutoCloseable {
     public boolean write(RecordedHold hold, long value) {
         HistoryWriter h = hold.history();
         long op = h.nextOp();
-        h.client(hold.key(), hold.acq(), op, Op.WRITE, Type.INVOKE, hold.token(), value, null);
+        h.client(hold.key(), hold.acq(), op, Op.WRITE, ClientEvent.Type.INVOKE, hold.token(), value, null);
         String answer = call(
                 hold,
-                op,
                 "W " + hold.key() + " " + hold.token() + " " + hold.acq() + " " + h.process() + " " + op + " " + value);
         return outcome(hold, op, Op.WRITE, value, answer).isPresent();
     }
@@ -61,7 +59,14 @@ public final class FencedResourceClient implements AutoCloseable {
         if (answer.startsWith("OK ")) {
             long v = Long.parseLong(answer.substring(3).trim());
             h.client(
-                    hold.key(), hold.acq(), op, f, Type.OK, hold.token(), f == Op.READ ? Long.valueOf(v) : value, null);
+                    hold.key(),
+                    hold.acq(),
+                    op,
+                    f,
+                    ClientEvent.Type.OK,
+                    hold.token(),
+                    f == Op.READ ? Long.valueOf(v) : value,
+                    null);
             return OptionalLong.of(v);
         }
         if (answer.startsWith("NO ")) {
@@ -70,17 +75,17 @@ public final class FencedResourceClient implements AutoCloseable {
                     hold.acq(),
                     op,
                     f,
-                    Type.FAIL,
+                    ClientEvent.Type.FAIL,
                     hold.token(),
                     value,
                     answer.substring(3).trim());
         } else {
-            h.client(hold.key(), hold.acq(), op, f, Type.INFO, hold.token(), value, answer);
+            h.client(hold.key(), hold.acq(), op, f, ClientEvent.Type.INFO, hold.token(), value, answer);
         }
         return OptionalLong.empty();
     }
 
-    private String call(RecordedHold hold, long op, String request) {
+    private String call(RecordedHold hold, String request) {
         HistoryWriter.checkWord("key", hold.key());
         lock.lock();
         try {

@@ -1,6 +1,5 @@
 package io.distlock.testkit.history;
 
-import io.distlock.testkit.history.ClientEvent.Type;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -86,7 +85,7 @@ final class Linearizability {
             if (a.ok()) {
                 long tOk = Objects.requireNonNull(a.tOk());
                 ops.add(new Operation(ops.size(), a.acq(), true, a.token(), a.tInv(), tOk));
-                if (a.releaseOutcome() == Type.OK && a.tRelease() != null && a.tReleaseDone() != null) {
+                if (a.releaseOutcome() == ClientEvent.Type.OK && a.tRelease() != null && a.tReleaseDone() != null) {
                     ops.add(new Operation(ops.size(), a.acq(), false, null, a.tRelease(), a.tReleaseDone()));
                 } else if (a.tLost() != null) {
                     long ret = Math.max(a.beliefEnd(), a.tLost());

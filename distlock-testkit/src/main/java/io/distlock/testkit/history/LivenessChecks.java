@@ -1,7 +1,6 @@
 package io.distlock.testkit.history;
 
 import io.distlock.testkit.history.ClientEvent.Op;
-import io.distlock.testkit.history.ClientEvent.Type;
 import io.distlock.testkit.history.NemesisEvent.Effect;
 import io.distlock.testkit.history.NemesisEvent.Phase;
 import java.time.Duration;
@@ -64,7 +63,7 @@ final class LivenessChecks {
             waiters |= history.client().stream()
                     .anyMatch(e -> e.key().equals(n.key())
                             && e.f() == Op.ACQUIRE
-                            && e.type() == Type.INVOKE
+                            && e.type() == ClientEvent.Type.INVOKE
                             && !holders.contains(e.acq())
                             && e.t() > tc);
             if (next == null) {
@@ -114,12 +113,12 @@ final class LivenessChecks {
         Map<String, Boolean> probes = new LinkedHashMap<>();
         List<ClientEvent> failures = new ArrayList<>();
         for (ClientEvent e : history.client()) {
-            if (e.f() != Op.PROBE || e.type() == Type.INVOKE) {
+            if (e.f() != Op.PROBE || e.type() == ClientEvent.Type.INVOKE) {
                 continue;
             }
             String who = e.process() + " " + e.key();
-            probes.merge(who, e.type() == Type.OK, Boolean::logicalOr);
-            if (e.type() != Type.OK) {
+            probes.merge(who, e.type() == ClientEvent.Type.OK, Boolean::logicalOr);
+            if (e.type() != ClientEvent.Type.OK) {
                 failures.add(e);
             }
         }
@@ -203,7 +202,7 @@ final class LivenessChecks {
                                 a.acq() + " (" + a.process() + ") was told of the loss " + SafetyChecks.millis(took)
                                         + " ms after " + n.fault() + " (bound " + bound.toMillis() + " ms)"));
                     }
-                } else if (a.releaseOutcome() == Type.OK && a.tRelease() != null && a.tRelease() > te) {
+                } else if (a.releaseOutcome() == ClientEvent.Type.OK && a.tRelease() != null && a.tRelease() > te) {
                     if (holders.size() == 1) {
                         out.add(new Violation(
                                 Property.L5,

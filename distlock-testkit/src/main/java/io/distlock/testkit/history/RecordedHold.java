@@ -4,7 +4,6 @@ import io.distlock.DistributedLockException;
 import io.distlock.LockHold;
 import io.distlock.LockLostException;
 import io.distlock.testkit.history.ClientEvent.Op;
-import io.distlock.testkit.history.ClientEvent.Type;
 
 /**
  * A hold taken through a {@link RecordedLock}. Its acquisition id and token go with every request to the fenced
@@ -50,7 +49,16 @@ public final class RecordedHold {
      */
     public boolean check() {
         boolean valid = hold.isValid();
-        history().client(key(), acq, history().nextOp(), Op.CHECK, valid ? Type.OK : Type.FAIL, token(), null, null);
+        history()
+                .client(
+                        key(),
+                        acq,
+                        history().nextOp(),
+                        Op.CHECK,
+                        valid ? ClientEvent.Type.OK : ClientEvent.Type.FAIL,
+                        token(),
+                        null,
+                        null);
         return valid;
     }
 
@@ -63,19 +71,19 @@ public final class RecordedHold {
     public boolean release() {
         HistoryWriter h = history();
         long op = h.nextOp();
-        h.client(key(), acq, op, Op.RELEASE, Type.INVOKE, token(), null, null);
+        h.client(key(), acq, op, Op.RELEASE, ClientEvent.Type.INVOKE, token(), null, null);
         try {
             hold.release();
-            h.client(key(), acq, op, Op.RELEASE, Type.OK, token(), null, null);
+            h.client(key(), acq, op, Op.RELEASE, ClientEvent.Type.OK, token(), null, null);
             return true;
         } catch (LockLostException e) {
-            h.client(key(), acq, op, Op.RELEASE, Type.FAIL, token(), null, "lost");
+            h.client(key(), acq, op, Op.RELEASE, ClientEvent.Type.FAIL, token(), null, "lost");
             return false;
         } catch (IllegalMonitorStateException e) {
-            h.client(key(), acq, op, Op.RELEASE, Type.FAIL, token(), null, "not held: " + e.getMessage());
+            h.client(key(), acq, op, Op.RELEASE, ClientEvent.Type.FAIL, token(), null, "not held: " + e.getMessage());
             return false;
         } catch (DistributedLockException e) {
-            h.client(key(), acq, op, Op.RELEASE, Type.INFO, token(), null, e.toString());
+            h.client(key(), acq, op, Op.RELEASE, ClientEvent.Type.INFO, token(), null, e.toString());
             return false;
         }
     }

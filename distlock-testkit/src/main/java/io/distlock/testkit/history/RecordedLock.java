@@ -4,7 +4,6 @@ import io.distlock.DistributedLock;
 import io.distlock.LockHold;
 import io.distlock.LockListener;
 import io.distlock.testkit.history.ClientEvent.Op;
-import io.distlock.testkit.history.ClientEvent.Type;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -42,7 +41,7 @@ public final class RecordedLock {
                         h == null ? "?" : h.acq(),
                         history.nextOp(),
                         Op.LOST,
-                        Type.OK,
+                        ClientEvent.Type.OK,
                         fencingToken,
                         null,
                         cause == null ? null : cause.toString());
@@ -75,25 +74,25 @@ public final class RecordedLock {
     private Optional<RecordedHold> record(Attempt attempt) throws InterruptedException {
         String acq = history.process() + "-" + SEQUENCE.incrementAndGet();
         long op = history.nextOp();
-        history.client(lock.name(), acq, op, Op.ACQUIRE, Type.INVOKE, null, null, null);
+        history.client(lock.name(), acq, op, Op.ACQUIRE, ClientEvent.Type.INVOKE, null, null, null);
         Optional<LockHold> hold;
         try {
             hold = attempt.run();
         } catch (InterruptedException e) {
-            history.client(lock.name(), acq, op, Op.ACQUIRE, Type.FAIL, null, null, "interrupted");
+            history.client(lock.name(), acq, op, Op.ACQUIRE, ClientEvent.Type.FAIL, null, null, "interrupted");
             throw e;
         } catch (RuntimeException e) {
-            history.client(lock.name(), acq, op, Op.ACQUIRE, Type.INFO, null, null, e.toString());
+            history.client(lock.name(), acq, op, Op.ACQUIRE, ClientEvent.Type.INFO, null, null, e.toString());
             throw e;
         }
         if (hold.isEmpty()) {
-            history.client(lock.name(), acq, op, Op.ACQUIRE, Type.FAIL, null, null, "busy");
+            history.client(lock.name(), acq, op, Op.ACQUIRE, ClientEvent.Type.FAIL, null, null, "busy");
             return Optional.empty();
         }
         LockHold h = hold.get();
         RecordedHold recorded = new RecordedHold(this, h, acq);
         byToken.put(h.fencingToken(), recorded);
-        history.client(lock.name(), acq, op, Op.ACQUIRE, Type.OK, h.fencingToken(), null, null);
+        history.client(lock.name(), acq, op, Op.ACQUIRE, ClientEvent.Type.OK, h.fencingToken(), null, null);
         return Optional.of(recorded);
     }
 }

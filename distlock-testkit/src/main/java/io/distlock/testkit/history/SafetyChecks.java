@@ -1,7 +1,6 @@
 package io.distlock.testkit.history;
 
 import io.distlock.testkit.history.ClientEvent.Op;
-import io.distlock.testkit.history.ClientEvent.Type;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -153,16 +152,12 @@ final class SafetyChecks {
         Map<String, Long> finalValue = new HashMap<>();
         Map<String, Long> lastArrival = new HashMap<>();
         Map<String, ResourceEvent> acceptedWrites = new HashMap<>();
-        Set<String> refusedWrites = new HashSet<>();
         long refused = 0;
         long lostIncrements = 0;
         for (ResourceEvent r : history.resource()) {
             lastArrival.put(r.key(), r.t());
             if (!r.accepted()) {
                 refused++;
-                if (r.write()) {
-                    refusedWrites.add(r.process() + "/" + r.op());
-                }
                 continue;
             }
             boolean fencedAccept = !r.reason().equals("unfenced");
@@ -214,12 +209,12 @@ final class SafetyChecks {
         }
         Map<String, long[]> okAndInfo = new LinkedHashMap<>();
         for (ClientEvent e : history.client()) {
-            if (e.f() != Op.WRITE || e.type() == Type.INVOKE) {
+            if (e.f() != Op.WRITE || e.type() == ClientEvent.Type.INVOKE) {
                 continue;
             }
             String id = e.process() + "/" + e.op();
             long[] counts = okAndInfo.computeIfAbsent(e.key(), k -> new long[2]);
-            if (e.type() == Type.OK) {
+            if (e.type() == ClientEvent.Type.OK) {
                 counts[0]++;
                 if (!acceptedWrites.containsKey(id)) {
                     out.add(new Violation(
@@ -229,10 +224,10 @@ final class SafetyChecks {
                             e.t(),
                             "write " + id + " was acknowledged to the client but not accepted by the resource"));
                 }
-            } else if (e.type() == Type.FAIL && acceptedWrites.containsKey(id)) {
+            } else if (e.type() == ClientEvent.Type.FAIL && acceptedWrites.containsKey(id)) {
                 out.add(new Violation(
                         Property.S3, e.key(), e.t(), e.t(), "write " + id + " was refused to the client but applied"));
-            } else if (e.type() == Type.INFO) {
+            } else if (e.type() == ClientEvent.Type.INFO) {
                 counts[1]++;
             }
         }
