@@ -42,7 +42,8 @@ public final class Fault implements AutoCloseable {
     }
 
     /**
-     * Starts a fault: runs {@code apply} now, logs the start, and schedules {@code undo} after {@code duration}.
+     * Starts a fault: runs {@code apply} now, logs the start once it is in force, and schedules {@code undo} after
+     * {@code duration}. If {@code apply} throws, nothing is logged and nothing is undone.
      *
      * @throws IllegalArgumentException if {@code duration} is negative
      */
@@ -57,14 +58,10 @@ public final class Fault implements AutoCloseable {
         if (duration.isNegative()) {
             throw new IllegalArgumentException("duration must not be negative: " + duration);
         }
-        log.record(name, target, true);
+        apply.run();
+        // logged once in force: a pause takes effect when kill returns, not when it is spawned
         Fault f = new Fault(name, target, undo, log);
-        try {
-            apply.run();
-        } catch (RuntimeException e) {
-            f.heal();
-            throw e;
-        }
+        log.record(name, target, true);
         f.timer = HEALER.schedule(f::heal, duration.toNanos(), TimeUnit.NANOSECONDS);
         return f;
     }
@@ -84,7 +81,7 @@ public final class Fault implements AutoCloseable {
         return target;
     }
 
-    /** {@link System#nanoTime()} when it started. */
+    /** {@link System#nanoTime()} when it was in force. */
     public long startedAt() {
         return startedAt;
     }

@@ -142,8 +142,8 @@ public final class StoreFaults {
 
     /**
      * Kills the database sessions of {@code user} on MariaDB/MySQL ({@code KILL CONNECTION}) or PostgreSQL ({@code
-     * pg_terminate_backend}), through {@code admin}, a data source with the rights to do so; the admin's own session
-     * is spared. Session-bound locks (advisory locks, {@code GET_LOCK}, row locks of an open transaction) are freed at
+     * pg_terminate_backend}; there {@code user} may also be the sessions' {@code application_name}), through {@code
+     * admin}, a data source with the rights to do so; the admin's own session is spared. Session-bound locks (advisory locks, {@code GET_LOCK}, row locks of an open transaction) are freed at
      * once.
      */
     public static Fault killDatabaseSessions(DataSource admin, String user, FaultLog log) {
@@ -157,8 +157,9 @@ public final class StoreFaults {
             String product = c.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
             if (product.contains("postgres")) {
                 try (PreparedStatement st = c.prepareStatement("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                        + " WHERE usename = ? AND pid <> pg_backend_pid()")) {
+                        + " WHERE (usename = ? OR application_name = ?) AND pid <> pg_backend_pid()")) {
                     st.setString(1, user);
+                    st.setString(2, user);
                     try (ResultSet rs = st.executeQuery()) {
                         while (rs.next()) {
                             // one row per terminated session

@@ -18,7 +18,7 @@ import java.util.Set;
  *
  * L1: for each fault that starts with effect HOLDER_DOWN on a key at t_c, the holders at t_c are the acquisitions that
  * had returned a hold and had not ended (release invoked, loss reported) by then; the takeover time is from t_c to the
- * first hold any other acquisition got after t_c. A fault with nobody holding at t_c is not judged; one with waiters
+ * first hold another client process got after t_c (the downed process's own threads do not take over). A fault with nobody holding at t_c is not judged; one with waiters
  * but no takeover is a breach.
  *
  * L3: every (process, key) that probed after the faults healed must have one successful probe.
@@ -40,9 +40,11 @@ final class LivenessChecks {
         for (NemesisEvent n : starts(history, Effect.HOLDER_DOWN)) {
             long tc = n.t();
             Set<String> holders = new HashSet<>();
+            Set<String> holderProcesses = new HashSet<>();
             for (Acquisition a : acquisitions) {
                 if (a.key().equals(n.key()) && heldAt(a, tc)) {
                     holders.add(a.acq());
+                    holderProcesses.add(a.process());
                 }
             }
             if (holders.isEmpty()) {
@@ -52,7 +54,8 @@ final class LivenessChecks {
             Acquisition next = null;
             boolean waiters = false;
             for (Acquisition a : acquisitions) {
-                if (!a.key().equals(n.key()) || holders.contains(a.acq())) {
+                // a takeover is by another client: the downed process's own threads do not count
+                if (!a.key().equals(n.key()) || holderProcesses.contains(a.process())) {
                     continue;
                 }
                 waiters = true;
@@ -64,7 +67,7 @@ final class LivenessChecks {
                     .anyMatch(e -> e.key().equals(n.key())
                             && e.f() == Op.ACQUIRE
                             && e.type() == ClientEvent.Type.INVOKE
-                            && !holders.contains(e.acq())
+                            && !holderProcesses.contains(e.process())
                             && e.t() > tc);
             if (next == null) {
                 if (waiters) {
@@ -102,7 +105,8 @@ final class LivenessChecks {
         if (!a.ok() || a.okAt() > t) {
             return false;
         }
-        Long end = a.tReleaseDone() != null ? a.tReleaseDone() : a.tRelease();
+        // once the release is sent the holder is done with the lock, whenever the answer comes
+        Long end = a.tRelease();
         if (end != null && end <= t) {
             return false;
         }

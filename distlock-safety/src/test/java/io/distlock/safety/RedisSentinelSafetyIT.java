@@ -1,0 +1,45 @@
+package io.distlock.safety;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Tier-1 scenarios on a Redis Sentinel set (master, 2 replicas, 3 Sentinels). G5 needs a proxy in the client's path,
+ * which Sentinel's address discovery bypasses: not run here.
+ */
+@Tag("tier1")
+class RedisSentinelSafetyIT {
+    static RedisStores.Sentinel store;
+
+    @BeforeAll
+    static void start() {
+        store = new RedisStores.Sentinel();
+    }
+
+    @AfterAll
+    static void stop() {
+        store.close();
+    }
+
+    @Test
+    void g1_baseline() throws Exception {
+        Tier1Scenarios.g1Baseline(store, SafetySeeds.seed());
+    }
+
+    @Test
+    void g3_holderKilled() throws Exception {
+        Tier1Scenarios.g3HolderKilled(store, SafetySeeds.seed());
+    }
+
+    @Test
+    void r4_staleUnlock() throws Exception {
+        Tier1Scenarios.r4StaleUnlock(store, SafetySeeds.seed(), "R4", "tier1");
+    }
+
+    @Test
+    void x1_interruptedWaits() throws Exception {
+        Tier1Scenarios.x1InterruptedWaits(store, SafetySeeds.seed());
+    }
+}
