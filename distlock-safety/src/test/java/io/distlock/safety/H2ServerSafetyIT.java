@@ -1,0 +1,75 @@
+package io.distlock.safety;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** Tier-1 scenarios on an H2 TCP server (lock-table mode; H2 has no session locks), a proxy per client. */
+class H2ServerSafetyIT {
+    static JdbcStores.Database store;
+
+    @BeforeAll
+    static void start() {
+        store = new JdbcStores.Database(JdbcStores.Db.H2, "TABLE");
+    }
+
+    @AfterAll
+    static void stop() {
+        store.close();
+    }
+
+    @Test
+    @Tag("tier1")
+    void g1_baseline() throws Exception {
+        Tier1Scenarios.g1Baseline(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier1")
+    void g3_holderKilled() throws Exception {
+        Tier1Scenarios.g3HolderKilled(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier1")
+    void g5_acquireReplyLost() throws Exception {
+        Tier1Scenarios.g5AcquireReplyLost(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier1")
+    void x1_interruptedWaits() throws Exception {
+        Tier1Scenarios.x1InterruptedWaits(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void g2_holderStopped() throws Exception {
+        Tier1Scenarios.r4StaleUnlock(store, SafetySeeds.seed(), "G2", "tier2");
+    }
+
+    @Test
+    @Tag("tier2")
+    void g4_holderBlackholed() throws Exception {
+        Tier2Scenarios.g4HolderBlackholed(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void g7_degradedNetwork() throws Exception {
+        Tier2Scenarios.g7DegradedNetwork(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void r2_holdDeleted() throws Exception {
+        Tier2Scenarios.r2HoldDeleted(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void g11_soak() throws Exception {
+        Tier2Scenarios.g11Soak(store, SafetySeeds.seed());
+    }
+}

@@ -1,0 +1,54 @@
+package io.distlock.testkit.fault;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+/** Pause and kill on a real child process (a shell that counts), found by the port named on its command line. */
+class ProcessFaultsTest {
+
+    @Test
+    void pause_stopsTheProcess_andHealsByItself() throws Exception {
+        Path out = Files.createTempFile("counter", ".txt");
+        // a process that appends a line every 50 ms; "--port 47123" only names it
+        Process p = new ProcessBuilder(
+                        "bash", "-c", "while true; do echo x >> " + out + "; sleep 0.05; done", "--port", "47123")
+                .start();
+        List<String> log = new CopyOnWriteArrayList<>();
+        try {
+            long pid = ProcessFaults.pidOfServerOn(47123);
+            assertThat(pid).isEqualTo(p.pid());
+            Thread.sleep(300);
+            Fault f = ProcessFaults.pause(pid, "counter", Duration.ofMillis(800), (n, t, s) -> log.add(n + s));
+            Thread.sleep(200);
+            long during = lines(out);
+            Thread.sleep(400);
+            assertThat(lines(out)).isEqualTo(during); // stopped
+            assertThat(f.awaitHealed(Duration.ofSeconds(3))).isTrue();
+            Thread.sleep(300);
+            assertThat(lines(out)).isGreaterThan(during); // running again
+            assertThat(log).containsExactly("pausetrue", "pausefalse");
+
+            ProcessFaults.kill(pid, "counter", FaultLog.NONE);
+            assertThat(p.isAlive()).isFalse();
+            assertThat(p.exitValue()).isEqualTo(137); // 128 + SIGKILL
+        } finally {
+            p.destroyForcibly();
+            Files.deleteIfExists(out);
+        }
+        assertThatThrownBy(() -> ProcessFaults.pidOfServerOn(47124))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("no process of this JVM serves port 47124");
+    }
+
+    private static long lines(Path f) throws IOException {
+        return Files.readAllLines(f).size();
+    }
+}
