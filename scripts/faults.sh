@@ -32,7 +32,7 @@ if [ -z "$report_only" ]; then
   scripts/services.sh
   ./mvnw -B verify -pl distlock-safety -am -Dmaven.javadoc.skip=true -Dmaven.source.skip=true \
     -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test='io/distlock/safety/*IT' \
-    -Dfailsafe.failIfNoSpecifiedTests=false \
+    -Dfailsafe.failIfNoSpecifiedTests=false -DskipITs=false \
     "-Dsafety.groups=$groups" -Dsafety.excludedGroups=none "$@" || status=$?
 fi
 python3 scripts/safety-report.py distlock-safety/target/safety-results docs/safety.md
