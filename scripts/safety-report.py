@@ -23,9 +23,12 @@ BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
 def mark(p):
     """One property's cell: verdict, with the expectation when it is not MUST."""
     status, expect, measure = p["status"], p["expect"], p["measure"]
-    symbol = {"PASS": "pass", "FAIL": "FAIL", "MEASURED": "", "NOT_APPLICABLE": "–", "UNKNOWN": "?"}[status]
+    symbol = {"PASS": "pass", "FAIL": "FAIL", "MEASURED": "", "NOT_APPLICABLE": "–", "UNKNOWN": "?",
+              "NOT_RUN": "not run"}[status]
     if status == "MEASURED":
         return str(measure)
+    if status == "NOT_RUN":
+        return symbol
     if expect == "DOC" and status in ("PASS", "FAIL"):
         return "doc: " + ("held" if status == "PASS" else "broke")
     if expect == "SKIP" and status in ("PASS", "FAIL"):

@@ -66,6 +66,7 @@ final class Scenario implements AutoCloseable {
     private final Map<String, Object> extra = new LinkedHashMap<>();
     private volatile NemesisEvent.Effect effect = NemesisEvent.Effect.NONE;
     private volatile String faultKey = "";
+    private boolean finished;
     private final String key;
 
     Scenario(String id, String title, String tier, Store store, long seed) {
@@ -295,6 +296,7 @@ final class Scenario implements AutoCloseable {
 
     CheckReport finish(Map<Property, ScenarioResult.Expect> expect, CheckOptions options) throws InterruptedException {
         stopClients();
+        finished = true;
         CheckReport report = HistoryChecker.check(dir, options);
         PropertyResult s3 = report.result(Property.S3);
         PropertyResult s4 = report.result(Property.S4);
@@ -368,6 +370,11 @@ final class Scenario implements AutoCloseable {
 
     @Override
     public void close() {
+        if (!finished) {
+            // the scenario threw before its check: the report shows it as failed, the test's own failure says why
+            ScenarioResult.writeUnfinished(
+                    Path.of(System.getProperty("safety.results", "target/safety-results")), this, extra);
+        }
         workloads.forEach(Workload::stop);
         workers.forEach(WorkerProcess::close);
         for (LockClient c : clients.values()) {
