@@ -1,14 +1,15 @@
 package io.distlock.safety;
 
 import io.distlock.LockClient;
-import io.distlock.LockInfo;
 import io.distlock.testkit.Timing;
 import io.distlock.testkit.fault.FaultLog;
 import io.distlock.testkit.fault.FaultProxy;
+import io.distlock.testkit.history.Acquisition;
 import io.distlock.testkit.history.CheckOptions;
 import io.distlock.testkit.history.CheckReport;
 import io.distlock.testkit.history.ClientEvent;
 import io.distlock.testkit.history.FencedResourceServer;
+import io.distlock.testkit.history.History;
 import io.distlock.testkit.history.HistoryChecker;
 import io.distlock.testkit.history.HistoryWriter;
 import io.distlock.testkit.history.NemesisEvent;
@@ -65,6 +66,7 @@ final class Scenario implements AutoCloseable {
     private final Map<String, Object> extra = new LinkedHashMap<>();
     private volatile NemesisEvent.Effect effect = NemesisEvent.Effect.NONE;
     private volatile String faultKey = "";
+    private boolean finished;
     private final String key;
 
     Scenario(String id, String title, String tier, Store store, long seed) {
@@ -201,27 +203,27 @@ final class Scenario implements AutoCloseable {
         return w;
     }
 
-    /** The client process holding the scenario's key now, as the store tells, among {@code processes}. */
-    Optional<String> holder(LockClient admin, List<String> processes) {
-        Optional<LockInfo> info = admin.admin().inspect(key);
-        if (info.isEmpty()) {
-            return Optional.empty();
-        }
-        String owner = info.get().owner();
-        return processes.stream()
-                .filter(p -> owner.startsWith(p + ":") || owner.equals(p))
-                .findFirst();
+    /**
+     * The client process among {@code processes} that holds the scenario's key now, as the clients' own histories
+     * tell (an acquisition that returned a hold and has neither begun its release nor been reported lost): works on
+     * every store, also where the store cannot name another client's hold (session locks).
+     */
+    Optional<String> holder(List<String> processes) {
+        return Acquisition.of(History.load(dir)).stream()
+                .filter(a -> a.ok() && a.tRelease() == null && a.tLost() == null && processes.contains(a.process()))
+                .map(Acquisition::process)
+                .reduce((a, b) -> b);
     }
 
     /** Waits (at most {@code bound}) until one of {@code processes} holds the key; returns which. */
-    String awaitHolder(LockClient admin, List<String> processes, Duration bound) {
+    String awaitHolder(List<String> processes, Duration bound) {
         long end = System.nanoTime() + bound.toNanos();
         while (System.nanoTime() - end < 0) {
-            Optional<String> h = holder(admin, processes);
+            Optional<String> h = holder(processes);
             if (h.isPresent()) {
                 return h.get();
             }
-            Timing.sleep(Duration.ofMillis(5));
+            Timing.sleep(Duration.ofMillis(20));
         }
         throw new AssertionError("none of " + processes + " held " + key + " within " + bound);
     }
@@ -294,6 +296,7 @@ final class Scenario implements AutoCloseable {
 
     CheckReport finish(Map<Property, ScenarioResult.Expect> expect, CheckOptions options) throws InterruptedException {
         stopClients();
+        finished = true;
         CheckReport report = HistoryChecker.check(dir, options);
         PropertyResult s3 = report.result(Property.S3);
         PropertyResult s4 = report.result(Property.S4);
@@ -367,6 +370,11 @@ final class Scenario implements AutoCloseable {
 
     @Override
     public void close() {
+        if (!finished) {
+            // the scenario threw before its check: the report shows it as failed, the test's own failure says why
+            ScenarioResult.writeUnfinished(
+                    Path.of(System.getProperty("safety.results", "target/safety-results")), this, extra);
+        }
         workloads.forEach(Workload::stop);
         workers.forEach(WorkerProcess::close);
         for (LockClient c : clients.values()) {

@@ -71,6 +71,36 @@ final class ScenarioResult {
         return file;
     }
 
+    /** The result of a run that ended before its check: failed, every property not run. */
+    static void writeUnfinished(Path dir, Scenario s, Map<String, Object> extra) {
+        StringBuilder b = new StringBuilder("{\n");
+        field(b, "scenario", s.id);
+        field(b, "title", s.title);
+        field(b, "tier", s.tier);
+        field(b, "backend", s.store.name());
+        field(b, "seed", s.seed);
+        field(b, "passed", false);
+        field(b, "failure", "ended before its check (see the test's failure and the histories)");
+        field(b, "durationMs", s.elapsedMillis());
+        field(b, "schedule", String.join("; ", s.schedule()));
+        for (Map.Entry<String, Object> e : extra.entrySet()) {
+            field(b, e.getKey(), e.getValue());
+        }
+        List<String> props = new ArrayList<>();
+        for (Property p : Property.values()) {
+            props.add("    \"" + p + "\": {\"expect\": \"SKIP\", \"status\": \"NOT_RUN\", \"measure\": null,"
+                    + " \"summary\": \"\"}");
+        }
+        b.append("  \"properties\": {\n").append(String.join(",\n", props)).append("\n  }\n}\n");
+        try {
+            Files.createDirectories(dir);
+            Files.writeString(
+                    dir.resolve(s.id + "--" + s.store.name() + ".json"), b.toString(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     private static void field(StringBuilder b, String name, Object value) {
         b.append("  \"").append(name).append("\": ");
         if (value instanceof Number || value instanceof Boolean) {

@@ -9,7 +9,6 @@ import static io.distlock.testkit.history.Property.S1;
 import static io.distlock.testkit.history.Property.S2;
 import static io.distlock.testkit.history.Property.S3;
 
-import io.distlock.LockClient;
 import io.distlock.testkit.Timing;
 import io.distlock.testkit.fault.Fault;
 import io.distlock.testkit.fault.FaultProxy;
@@ -49,7 +48,7 @@ final class Tier2Scenarios {
             Duration hole = store.expiry().multipliedBy(2).plusSeconds(1);
             slowHolderAndOthers(s, Timing.seconds(6).plus(hole.multipliedBy(2)), 1000);
             Timing.sleep(Duration.ofSeconds(2));
-            s.awaitHolder(s.client("admin", false), List.of("c1"), Timing.seconds(20));
+            s.awaitHolder(List.of("c1"), Timing.seconds(20));
             s.effect(Effect.HOLDER_DOWN);
             List<Fault> faults = new ArrayList<>();
             for (FaultProxy p : s.proxies("c1")) {
@@ -103,11 +102,10 @@ final class Tier2Scenarios {
         try (Scenario s = new Scenario("R2", "operator deletes the hold", "tier2", store, seed)) {
             slowHolderAndOthers(s, Timing.seconds(10), 1500);
             Timing.sleep(Duration.ofSeconds(2));
-            LockClient admin = s.client("admin", false);
             for (int i = 0; i < 2; i++) {
-                s.awaitHolder(admin, List.of("c1"), Timing.seconds(20));
+                s.awaitHolder(List.of("c1"), Timing.seconds(20));
                 s.effect(Effect.HOLD_REMOVED);
-                StoreFaults.deleteHold(admin.admin(), s.key(), s.faultLog());
+                StoreFaults.deleteHold(s.client("admin", false).admin(), s.key(), s.faultLog());
                 s.effect(Effect.NONE);
                 Timing.sleep(Duration.ofSeconds(3));
             }

@@ -174,7 +174,7 @@ final class Tier2StoreScenarios {
                 "holder's ZooKeeper session expires",
                 Timing.seconds(16),
                 s -> {
-                    s.awaitHolder(s.client("admin", false), List.of("c1"), Timing.seconds(20));
+                    s.awaitHolder(List.of("c1"), Timing.seconds(20));
                     s.effect(Effect.HOLDER_DOWN);
                     Fault f = StoreFaults.zooKeeperExpireSessions(
                             s.proxies("c1"), ConsensusStores.ZooKeeper.SESSION, Duration.ofSeconds(1), s.faultLog());
@@ -195,7 +195,7 @@ final class Tier2StoreScenarios {
                 Timing.seconds(12),
                 s -> {
                     for (int i = 0; i < 2; i++) {
-                        s.awaitHolder(s.client("admin", false), List.of("c1"), Timing.seconds(20));
+                        s.awaitHolder(List.of("c1"), Timing.seconds(20));
                         s.effect(Effect.HOLD_REMOVED);
                         StoreFaults.etcdRevokeLeases(store.cluster.endpoints(), s.prefix, s.faultLog());
                         s.effect(Effect.NONE);
