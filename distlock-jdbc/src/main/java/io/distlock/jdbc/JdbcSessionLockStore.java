@@ -286,22 +286,6 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds {
     }
 
     @Override
-    public Set<Claim.Kind> kinds() {
-        return Set.of(Claim.Kind.LOCK);
-    }
-
-    @Override
-    public int available(LockKey key, Claim.Kind kind, int size) {
-        return inspect(key).isPresent() ? 0 : 1;
-    }
-
-    @Override
-    public Optional<LockInfo> forceRelease(LockKey key, OwnerId owner) {
-        Optional<LockInfo> info = inspect(key);
-        return info.isPresent() && release(HeldClaim.lock(key, owner, 0)) ? info : Optional.empty();
-    }
-
-    @Override
     public Subscription subscribe(LockKey key, Runnable wakeUp) {
         PgListener l = listener;
         return l == null ? Subscription.none() : l.subscribe(Names.hash(key.name()), wakeUp);
