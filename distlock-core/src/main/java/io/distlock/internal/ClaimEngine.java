@@ -78,7 +78,7 @@ final class ClaimEngine {
             return acquirer.acquire(view, permits, call);
         }
         WaiterLimit limit = host.waiterLimit();
-        limit.enter("a wait for " + view.describe());
+        limit.enter(() -> "a wait for " + view.describe());
         try {
             return acquirer.acquire(view, permits, call);
         } finally {

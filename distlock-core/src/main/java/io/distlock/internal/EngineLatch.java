@@ -101,7 +101,7 @@ final class EngineLatch implements DistributedCountDownLatch {
             return false;
         }
         WaiterLimit limit = host.waiterLimit();
-        limit.enter("an await of latch '" + key.name() + "'");
+        limit.enter(() -> "an await of latch '" + key.name() + "'");
         try {
             return awaitZero(waitNanos);
         } finally {

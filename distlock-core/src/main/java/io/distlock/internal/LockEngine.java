@@ -353,7 +353,7 @@ public final class LockEngine implements LockClient {
         if (call.waitNanos() <= 0) {
             return acquirer.acquire(lock, call);
         }
-        waiterLimit.enter("a wait for lock '" + lock.name() + "'");
+        waiterLimit.enter(() -> "a wait for lock '" + lock.name() + "'");
         try {
             return acquirer.acquire(lock, call);
         } finally {

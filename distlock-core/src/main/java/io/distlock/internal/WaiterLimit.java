@@ -2,6 +2,7 @@ package io.distlock.internal;
 
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * How many acquires and latch awaits of one client may wait at once. An acquire that may wait counts from its start
@@ -17,20 +18,19 @@ final class WaiterLimit {
         this.clientId = clientId;
     }
 
-    /** Counts one more waiter, or throws when {@code max} wait already. Pair with {@link #exit()}. */
-    void enter(String what) {
+    /**
+     * Counts one more waiter, or throws when {@code max} wait already, naming {@code what} (made only then). Pair with
+     * {@link #exit()}.
+     */
+    void enter(Supplier<String> what) {
         if (waiting.incrementAndGet() > max) {
             waiting.decrementAndGet();
             throw new RejectedExecutionException("lock client " + clientId + " already has " + max
-                    + " acquires and awaits waiting (maxWaiters); refused " + what);
+                    + " acquires and awaits waiting (maxWaiters); refused " + what.get());
         }
     }
 
     void exit() {
         waiting.decrementAndGet();
-    }
-
-    int waiting() {
-        return waiting.get();
     }
 }
