@@ -143,6 +143,7 @@ public final class EtcdLockClient extends EngineClient {
         private @Nullable Path clientKey;
         private @Nullable Client client;
         private @Nullable String clientId;
+        private int maxWaiters = EngineConfig.DEFAULT_MAX_WAITERS;
 
         private Builder() {}
 
@@ -275,6 +276,18 @@ public final class EtcdLockClient extends EngineClient {
         }
 
         /**
+         * How many acquires of this client may wait at once; one more is refused at once with {@link
+         * java.util.concurrent.RejectedExecutionException}, so a flood of callers cannot grow the client's memory
+         * without bound. Default 10,000.
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder maxWaiters(int maxWaiters) {
+            this.maxWaiters = Checks.positive(maxWaiters, "maxWaiters");
+            return this;
+        }
+
+        /**
          * The identity of the client in etcd, the prefix of every owner it writes; default a random id with the process
          * id. Must be unique among live clients.
          *
@@ -298,7 +311,8 @@ public final class EtcdLockClient extends EngineClient {
         public EtcdLockClient build() {
             Client given = client;
             Client jetcd = given != null ? given : buildJetcd();
-            EngineConfig config = EngineConfig.defaults().withWatchdogLease(leaseTtl);
+            EngineConfig config =
+                    EngineConfig.defaults().withWatchdogLease(leaseTtl).withMaxWaiters(maxWaiters);
             if (clientId != null) {
                 config = config.withClientId(clientId);
             }

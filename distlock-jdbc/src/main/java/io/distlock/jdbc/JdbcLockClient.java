@@ -3,6 +3,7 @@ package io.distlock.jdbc;
 import io.distlock.DistributedLockException;
 import io.distlock.LockAdmin;
 import io.distlock.LockClient;
+import io.distlock.internal.Checks;
 import io.distlock.internal.EngineClient;
 import io.distlock.internal.EngineConfig;
 import io.distlock.internal.LockEngine;
@@ -155,6 +156,7 @@ public final class JdbcLockClient extends EngineClient {
         private Mode mode = Mode.TABLE;
         private boolean createSchema;
         private @Nullable String clientId;
+        private int maxWaiters = EngineConfig.DEFAULT_MAX_WAITERS;
         private int maxPinnedConnections = 8;
         private @Nullable EngineConfig config;
 
@@ -245,6 +247,18 @@ public final class JdbcLockClient extends EngineClient {
             return this;
         }
 
+        /**
+         * How many acquires of this client may wait at once; one more is refused at once with {@link
+         * java.util.concurrent.RejectedExecutionException}, so a flood of callers cannot grow the client's memory
+         * without bound. Default 10,000.
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder maxWaiters(int maxWaiters) {
+            this.maxWaiters = Checks.positive(maxWaiters, "maxWaiters");
+            return this;
+        }
+
         /** Replaces the engine configuration (ticker, metrics); for tests in this package. */
         Builder engineConfig(EngineConfig value) {
             this.config = value;
@@ -276,7 +290,7 @@ public final class JdbcLockClient extends EngineClient {
                 throw new IllegalArgumentException("mode " + mode + " needs PostgreSQL, MariaDB or MySQL, not H2");
             }
             EngineConfig base = config != null ? config : EngineConfig.defaults();
-            EngineConfig cfg = base.withWatchdogLease(leaseTime);
+            EngineConfig cfg = base.withWatchdogLease(leaseTime).withMaxWaiters(maxWaiters);
             if (clientId != null) {
                 cfg = cfg.withClientId(clientId);
             }

@@ -161,6 +161,7 @@ public final class RedisLockClient extends EngineClient {
         private int minReplicas;
         private Duration replicaTimeout = Duration.ofSeconds(1);
         private @Nullable String clientId;
+        private int maxWaiters = EngineConfig.DEFAULT_MAX_WAITERS;
 
         private Builder() {}
 
@@ -276,6 +277,18 @@ public final class RedisLockClient extends EngineClient {
         }
 
         /**
+         * How many acquires of this client may wait at once; one more is refused at once with {@link
+         * java.util.concurrent.RejectedExecutionException}, so a flood of callers cannot grow the client's memory
+         * without bound. Default 10,000.
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder maxWaiters(int maxWaiters) {
+            this.maxWaiters = Checks.positive(maxWaiters, "maxWaiters");
+            return this;
+        }
+
+        /**
          * The client's identity in the store (the prefix of every owner id it writes); default a random id with the
          * process id. Must be unique among live clients.
          *
@@ -308,7 +321,8 @@ public final class RedisLockClient extends EngineClient {
             if (ways > 1) {
                 throw new IllegalStateException("choose one of uri, cluster, redisClient and clusterClient");
             }
-            EngineConfig config = EngineConfig.defaults().withWatchdogLease(leaseTime);
+            EngineConfig config =
+                    EngineConfig.defaults().withWatchdogLease(leaseTime).withMaxWaiters(maxWaiters);
             if (clientId != null) {
                 config = config.withClientId(clientId);
             }

@@ -2,6 +2,7 @@ package io.distlock.zookeeper;
 
 import io.distlock.DistributedLockException;
 import io.distlock.LockClient;
+import io.distlock.internal.Checks;
 import io.distlock.internal.EngineClient;
 import io.distlock.internal.EngineConfig;
 import io.distlock.internal.LockEngine;
@@ -136,6 +137,7 @@ public final class ZooKeeperLockClient extends EngineClient {
         private @Nullable ACLProvider aclProvider;
         private @Nullable Duration leaseTime;
         private @Nullable String clientId;
+        private int maxWaiters = EngineConfig.DEFAULT_MAX_WAITERS;
 
         private Builder() {}
 
@@ -223,6 +225,18 @@ public final class ZooKeeperLockClient extends EngineClient {
         }
 
         /**
+         * How many acquires of this client may wait at once; one more is refused at once with {@link
+         * java.util.concurrent.RejectedExecutionException}, so a flood of callers cannot grow the client's memory
+         * without bound. Default 10,000.
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder maxWaiters(int maxWaiters) {
+            this.maxWaiters = Checks.positive(maxWaiters, "maxWaiters");
+            return this;
+        }
+
+        /**
          * The client's identity in owner ids; a random id with the process id by default.
          *
          * @throws IllegalArgumentException if it is blank or contains {@code ':'} or control characters
@@ -261,7 +275,7 @@ public final class ZooKeeperLockClient extends EngineClient {
             if (given != null && given.getState() != CuratorFrameworkState.STARTED) {
                 throw new IllegalStateException("the given curator must be started: " + given.getState());
             }
-            EngineConfig config = EngineConfig.defaults();
+            EngineConfig config = EngineConfig.defaults().withMaxWaiters(maxWaiters);
             if (clientId != null) {
                 config = config.withClientId(clientId);
             }
