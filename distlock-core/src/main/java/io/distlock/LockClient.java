@@ -71,7 +71,12 @@ public interface LockClient extends AutoCloseable {
      */
     DistributedCountDownLatch countDownLatch(String name);
 
-    /** The identity of this client in the store: unique per instance, part of every owner id it writes. */
+    /**
+     * The identity of this client in the store: unique per instance, part of every owner id it writes. It ends with a
+     * 128-bit secret, so treat it as a credential: whoever knows it can release this client's holds through the
+     * store. {@code toString()}, thread names and the library's log lines show it redacted ({@link
+     * io.distlock.spi.OwnerId#redact}).
+     */
     String clientId();
 
     /** Operator's view of the store: who holds what, and a forced release. */

@@ -237,7 +237,8 @@ public final class ZooKeeperLockClient extends EngineClient {
         }
 
         /**
-         * The client's identity in owner ids; a random id with the process id by default.
+         * The label of the client's identity in owner ids; {@code pid<process id>} by default. The client id is the
+         * label followed by a fresh 128-bit secret, so owner ids cannot be guessed.
          *
          * @throws IllegalArgumentException if it is blank or contains {@code ':'} or control characters
          */
