@@ -1,0 +1,16 @@
+package io.distlock.jdbc;
+
+import io.distlock.testkit.AllLockContracts;
+
+/** Every contract, mode ADVISORY on POSTGRESQL, as a user with only the grants docs/backends/jdbc.md lists. */
+class GrantsAdvisoryPostgresIT extends GrantsFixture implements AllLockContracts {
+    @Override
+    TestDatabase database() {
+        return TestDatabase.POSTGRESQL;
+    }
+
+    @Override
+    JdbcLockClient.Mode mode() {
+        return JdbcLockClient.Mode.ADVISORY;
+    }
+}
