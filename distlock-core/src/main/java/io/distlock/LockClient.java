@@ -25,7 +25,7 @@ public interface LockClient extends AutoCloseable {
      * Returns the non-fair re-entrant lock with this name. Any string works as a name; distinct names never contend.
      *
      * @throws NullPointerException if {@code name} is null
-     * @throws IllegalArgumentException if {@code name} is blank
+     * @throws IllegalArgumentException if {@code name} is blank or longer than 1,024 characters
      * @throws IllegalStateException if the client is closed
      */
     DistributedLock lock(String name);
@@ -36,7 +36,7 @@ public interface LockClient extends AutoCloseable {
      * are the same lock; only fair acquirers keep each other's order.
      *
      * @throws NullPointerException if {@code name} is null
-     * @throws IllegalArgumentException if {@code name} is blank
+     * @throws IllegalArgumentException if {@code name} is blank or longer than 1,024 characters
      * @throws IllegalStateException if the client is closed
      */
     DistributedLock fairLock(String name);
@@ -46,7 +46,7 @@ public interface LockClient extends AutoCloseable {
      * DistributedReadWriteLock}.
      *
      * @throws NullPointerException if {@code name} is null
-     * @throws IllegalArgumentException if {@code name} is blank
+     * @throws IllegalArgumentException if {@code name} is blank or longer than 1,024 characters
      * @throws IllegalStateException if the client is closed
      */
     DistributedReadWriteLock readWriteLock(String name);
@@ -57,7 +57,8 @@ public interface LockClient extends AutoCloseable {
      * same name with another size fails with {@link IllegalStateException} when the semaphore is used.
      *
      * @throws NullPointerException if {@code name} is null
-     * @throws IllegalArgumentException if {@code name} is blank or {@code permits} is not positive
+     * @throws IllegalArgumentException if {@code name} is blank or longer than 1,024 characters, or {@code permits}
+     *     is not positive
      * @throws IllegalStateException if the client is closed
      */
     DistributedSemaphore semaphore(String name, int permits);
@@ -66,12 +67,17 @@ public interface LockClient extends AutoCloseable {
      * Returns the count-down latch with this name; see {@link DistributedCountDownLatch}.
      *
      * @throws NullPointerException if {@code name} is null
-     * @throws IllegalArgumentException if {@code name} is blank
+     * @throws IllegalArgumentException if {@code name} is blank or longer than 1,024 characters
      * @throws IllegalStateException if the client is closed
      */
     DistributedCountDownLatch countDownLatch(String name);
 
-    /** The identity of this client in the store: unique per instance, part of every owner id it writes. */
+    /**
+     * The identity of this client in the store: unique per instance, part of every owner id it writes. It ends with a
+     * 128-bit secret, so treat it as a credential: whoever knows it can release this client's holds through the
+     * store. {@code toString()}, thread names and the library's log lines show it redacted ({@link
+     * io.distlock.spi.OwnerId#redact}).
+     */
     String clientId();
 
     /** Operator's view of the store: who holds what, and a forced release. */

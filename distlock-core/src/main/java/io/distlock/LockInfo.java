@@ -1,12 +1,14 @@
 package io.distlock;
 
+import io.distlock.spi.OwnerId;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 
 /**
  * A snapshot of one name in use as the store sees it: a held lock, a read-write lock or semaphore with holds or
- * waiters, or a count-down latch that is counting.
+ * waiters, or a count-down latch that is counting. Owner ids are bearer credentials for the owner's release:
+ * {@link #toString()} shows them {@link OwnerId#redact redacted}, {@link #owner()} as they are.
  *
  * @param name the name
  * @param owner the owner id of the first hold ({@code clientId} followed by a thread or hold suffix); after local
@@ -56,6 +58,12 @@ public record LockInfo(
             Objects.requireNonNull(owner, "owner");
             Objects.requireNonNull(remainingLease, "remainingLease");
         }
+
+        @Override
+        public String toString() {
+            return "Holder[owner=" + redact(owner) + ", exclusive=" + exclusive + ", permits=" + permits
+                    + ", remainingLease=" + remainingLease + ", fencingToken=" + fencingToken + "]";
+        }
     }
 
     public LockInfo {
@@ -96,5 +104,17 @@ public record LockInfo(
     /** A count-down latch that is counting, whose data expires after {@code expiresIn}. */
     public static LockInfo ofLatch(String name, long count, Duration expiresIn) {
         return new LockInfo(name, "", expiresIn, 0, 0, Kind.COUNT_DOWN_LATCH, List.of(), count);
+    }
+
+    @Override
+    public String toString() {
+        return "LockInfo[name=" + name + ", owner=" + redact(owner) + ", remainingLease=" + remainingLease
+                + ", fencingToken=" + fencingToken + ", waiters=" + waiters + ", kind=" + kind + ", holders=" + holders
+                + ", count=" + count + "]";
+    }
+
+    /** An owner id ({@code <clientId>:<suffix>}) redacted; anything else (a database session number) as it is. */
+    private static String redact(String owner) {
+        return owner.indexOf(':') < 0 ? owner : OwnerId.redact(owner);
     }
 }

@@ -89,7 +89,7 @@ final class DocSamples {
                 .waiterTimeout(Duration.ofSeconds(5)) // default: a dead fair-lock waiter is evicted after this
                 .waitStrategy(RedisLockClient.WaitStrategy.PUB_SUB) // default; SPIN where pub/sub is unavailable
                 .replicaAcks(1, Duration.ofMillis(500)) // optional: WAIT for replicas after every grant
-                .clientId("billing-7") // default: random id + pid
+                .clientId("billing-7") // label, default pid<pid>; a 128-bit secret is appended
                 .build();
         // end::redis-builder[]
         return client;
@@ -122,7 +122,7 @@ final class DocSamples {
                 .dialect("postgresql") // default: detected (postgresql, mariadb, mysql, h2)
                 .createSchemaIfMissing() // opt-in: run the DDL below at build()
                 .maxPinnedConnections(8) // default; ROW_LOCK and ADVISORY only
-                .clientId("billing-7") // default: random id + pid
+                .clientId("billing-7") // label, default pid<pid>; a 128-bit secret is appended
                 .build();
         // end::jdbc-builder[]
         return client;
@@ -145,16 +145,19 @@ final class DocSamples {
         // end::zookeeper-client[]
     }
 
-    static ZooKeeperLockClient zookeeperBuilder(ACLProvider myAclProvider) {
+    static ZooKeeperLockClient zookeeperBuilder(ACLProvider myAclProvider, String password) {
         // tag::zookeeper-builder[]
         ZooKeeperLockClient client = ZooKeeperLockClient.builder()
                 .connectString("zk1:2181,zk2:2181,zk3:2181/myapp") // or .curator(existingStartedCuratorFramework)
                 .rootPath("/distlock") // default
                 .sessionTimeout(Duration.ofSeconds(30)) // default; the server bounds it to 2..20 ticks
                 .connectionTimeout(Duration.ofSeconds(10)) // default
-                .aclProvider(myAclProvider) // Curator's default (open) ACL otherwise
+                .digest("locker", password) // optional: digest auth; nodes creator-only
+                .tls(Path.of("/etc/zk/ca.pem"), "") // optional: TLS to secureClientPort
+                .tlsClientCertificate(Path.of("/etc/zk/client.pem"), "") // optional: for ssl.clientAuth=need
+                .aclProvider(myAclProvider) // default: creator-only with digest, open without
                 .leaseTime(Duration.ofSeconds(10)) // default: a third of the session timeout
-                .clientId("billing-7") // default: random id + pid
+                .clientId("billing-7") // label, default pid<pid>; a 128-bit secret is appended
                 .build();
         // end::zookeeper-builder[]
         return client;

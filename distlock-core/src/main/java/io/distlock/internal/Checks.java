@@ -11,13 +11,22 @@ public final class Checks {
     public static final Duration MIN_LEASE = Duration.ofMillis(1);
     /** Longer than any lease makes sense for; guards against overflow in stores and deadlines. */
     public static final Duration MAX_LEASE = Duration.ofDays(365 * 100L);
+    /**
+     * The longest lock name, in {@code char}s (at most 3,072 bytes in UTF-8): every store keeps such a name or its
+     * key, and a client cannot be made to send megabytes per lock to a shared store.
+     */
+    public static final int MAX_NAME_LENGTH = 1024;
 
     private Checks() {}
 
-    /** A lock name: not null, not blank. Anything else is a valid name. */
+    /** A lock name: not null, not blank, at most {@link #MAX_NAME_LENGTH} chars. Anything else is a valid name. */
     @CanIgnoreReturnValue
     public static String name(String name) {
         Objects.requireNonNull(name, "name");
+        if (name.length() > MAX_NAME_LENGTH) { // the length, not the value: it may be megabytes
+            throw new IllegalArgumentException(
+                    "name must be at most " + MAX_NAME_LENGTH + " characters long: " + name.length());
+        }
         if (name.isBlank()) {
             throw new IllegalArgumentException("name must not be blank: '" + name + "'");
         }

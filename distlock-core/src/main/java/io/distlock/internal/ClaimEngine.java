@@ -173,7 +173,7 @@ final class ClaimEngine {
 
     void ensureOpen() {
         if (closed) {
-            throw new IllegalStateException("lock client " + host.clientId() + " is closed");
+            throw new IllegalStateException("lock client " + OwnerId.redact(host.clientId()) + " is closed");
         }
     }
 }

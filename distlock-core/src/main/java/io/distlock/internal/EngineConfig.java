@@ -1,14 +1,15 @@
 package io.distlock.internal;
 
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Objects;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * What a backend's builder hands to {@link LockEngine}.
  *
- * @param clientId unique per client instance; prefix of every owner id it writes
+ * @param clientId unique per client instance; prefix of every owner id it writes: a label, a dot, a public tag of 8
+ *     hex digits and a secret of 32 (see {@link io.distlock.spi.OwnerId})
  * @param watchdogLease the lease of holds taken without a lease argument, renewed every third of it
  * @param ticker the monotonic clock for deadlines and local lease bookkeeping
  * @param metrics metrics hooks
@@ -30,6 +31,8 @@ public record EngineConfig(
     public static final int DEFAULT_HAND_OFF_LIMIT = 16;
     public static final Duration DEFAULT_LATCH_EXPIRY = Duration.ofDays(1);
     public static final int DEFAULT_MAX_WAITERS = 10_000;
+
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     public EngineConfig {
         Objects.requireNonNull(clientId, "clientId");
@@ -58,15 +61,31 @@ public record EngineConfig(
                 DEFAULT_MAX_WAITERS);
     }
 
-    /** A random 64-bit id plus the process id, so an operator can tell which process wrote a hold. */
+    /** A fresh client id labelled with the process id, so an operator can tell which process wrote a hold. */
     public static String newClientId() {
-        byte[] random = new byte[8];
-        ThreadLocalRandom.current().nextBytes(random);
-        return HexFormat.of().formatHex(random) + "@" + ProcessHandle.current().pid();
+        return newClientId("pid" + ProcessHandle.current().pid());
     }
 
-    public EngineConfig withClientId(String value) {
-        return new EngineConfig(value, watchdogLease, ticker, metrics, handOffLimit, latchExpiry, maxWaiters);
+    /**
+     * A fresh client id with this label: {@code <label>.<tag><secret>}, where the 8-hex-digit tag tells clients apart
+     * in logs and the 32-hex-digit secret (128 bits from {@link SecureRandom}) makes owner ids unguessable.
+     *
+     * @throws IllegalArgumentException if the label is blank or contains {@code ':'}
+     */
+    public static String newClientId(String label) {
+        Objects.requireNonNull(label, "clientId");
+        if (label.isBlank() || label.indexOf(':') >= 0) {
+            throw new IllegalArgumentException("clientId must be non-blank and contain no ':': '" + label + "'");
+        }
+        byte[] random = new byte[20];
+        RANDOM.nextBytes(random);
+        return label + "." + HexFormat.of().formatHex(random);
+    }
+
+    /** The client id {@link #newClientId(String) made} from this label: the label followed by a fresh secret. */
+    public EngineConfig withClientId(String label) {
+        return new EngineConfig(
+                newClientId(label), watchdogLease, ticker, metrics, handOffLimit, latchExpiry, maxWaiters);
     }
 
     public EngineConfig withWatchdogLease(Duration value) {

@@ -110,8 +110,8 @@ public final class LockEngine implements LockClient {
         String id = clientId;
         this.threadOwners = ThreadLocal.withInitial(() -> new OwnerId(id + ":t" + threadId(Thread.currentThread())));
         this.ticker = config.ticker();
-        this.scheduler = daemonExecutor("distlock-timers-" + clientId);
-        this.renewer = daemonExecutor("distlock-watchdog-" + clientId);
+        this.scheduler = daemonExecutor("distlock-timers-" + OwnerId.redact(clientId));
+        this.renewer = daemonExecutor("distlock-watchdog-" + OwnerId.redact(clientId));
         this.waiterLimit = new WaiterLimit(config.maxWaiters(), clientId);
         this.leases = new LockLeases(states, store, config, scheduler);
         this.releaser = new LockReleaser(this, config, leases);
@@ -258,7 +258,7 @@ public final class LockEngine implements LockClient {
 
     @Override
     public String toString() {
-        return "LockEngine[" + clientId + ", " + store + "]";
+        return "LockEngine[" + OwnerId.redact(clientId) + ", " + store + "]";
     }
 
     // ---------------------------------------------------------------- for EngineLock and HoldImpl
@@ -386,6 +386,6 @@ public final class LockEngine implements LockClient {
     }
 
     IllegalStateException closedException() {
-        return new IllegalStateException("lock client " + clientId + " is closed");
+        return new IllegalStateException("lock client " + OwnerId.redact(clientId) + " is closed");
     }
 }

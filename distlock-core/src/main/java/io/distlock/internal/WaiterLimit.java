@@ -1,5 +1,6 @@
 package io.distlock.internal;
 
+import io.distlock.spi.OwnerId;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -25,7 +26,7 @@ final class WaiterLimit {
     void enter(Supplier<String> what) {
         if (waiting.incrementAndGet() > max) {
             waiting.decrementAndGet();
-            throw new RejectedExecutionException("lock client " + clientId + " already has " + max
+            throw new RejectedExecutionException("lock client " + OwnerId.redact(clientId) + " already has " + max
                     + " acquires and awaits waiting (maxWaiters); refused " + what.get());
         }
     }

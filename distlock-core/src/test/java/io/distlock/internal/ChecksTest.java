@@ -31,6 +31,19 @@ class ChecksTest {
     }
 
     @Test
+    void name_longerThanTheLimit_rejectedWithItsLength() {
+        String longest = "n".repeat(Checks.MAX_NAME_LENGTH);
+        assertThat(Checks.name(longest)).isSameAs(longest);
+        assertThat(Checks.name("✓".repeat(Checks.MAX_NAME_LENGTH))).hasSize(1024);
+        assertThatThrownBy(() -> Checks.name(longest + "n"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("name must be at most 1024 characters long: 1025");
+        assertThatThrownBy(() -> Checks.name(" ".repeat(1 << 20)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("name must be at most 1024 characters long: 1048576");
+    }
+
+    @Test
     void waitNanos_zeroOrNegativeMeansTryOnce_hugeIsBounded() {
         assertThat(Checks.waitNanos(-1, TimeUnit.SECONDS)).isZero();
         assertThat(Checks.waitNanos(Duration.ofSeconds(-1), "wait")).isZero();

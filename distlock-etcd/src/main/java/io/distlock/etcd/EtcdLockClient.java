@@ -5,6 +5,7 @@ import io.distlock.internal.Checks;
 import io.distlock.internal.EngineClient;
 import io.distlock.internal.EngineConfig;
 import io.distlock.internal.LockEngine;
+import io.distlock.spi.OwnerId;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
@@ -115,7 +116,7 @@ public final class EtcdLockClient extends EngineClient {
     /** Releases what the client holds, revokes its leases, and closes the jetcd client unless it was given one. */
     @Override
     public String toString() {
-        return "EtcdLockClient[" + clientId() + "]";
+        return "EtcdLockClient[" + OwnerId.redact(clientId()) + "]";
     }
 
     /**
@@ -288,8 +289,8 @@ public final class EtcdLockClient extends EngineClient {
         }
 
         /**
-         * The identity of the client in etcd, the prefix of every owner it writes; default a random id with the process
-         * id. Must be unique among live clients.
+         * The label of the client's identity in etcd; default {@code pid<process id>}. The client id, the prefix of
+         * every owner it writes, is the label followed by a fresh 128-bit secret, so owner ids cannot be guessed.
          *
          * @throws NullPointerException if {@code clientId} is null
          * @throws IllegalArgumentException if {@code clientId} is blank or contains {@code ':'}

@@ -156,7 +156,7 @@ final class EtcdLockStore implements ClaimStore, ClaimAdmin, QueueOrdered, Hands
             // not the hold (it ended), but a key of this owner that it no longer counts on: deleted, as it should be
             log.debug(
                     "distlock: release of {} found key revision {}, not the hold's {}",
-                    path,
+                    OwnerId.redact(path),
                     revision,
                     hold.fencingToken());
             return false;

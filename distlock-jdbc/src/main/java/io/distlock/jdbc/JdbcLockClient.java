@@ -7,6 +7,7 @@ import io.distlock.internal.Checks;
 import io.distlock.internal.EngineClient;
 import io.distlock.internal.EngineConfig;
 import io.distlock.internal.LockEngine;
+import io.distlock.spi.OwnerId;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -139,7 +140,7 @@ public final class JdbcLockClient extends EngineClient {
 
     @Override
     public String toString() {
-        return "JdbcLockClient[" + clientId() + ", " + store + "]";
+        return "JdbcLockClient[" + OwnerId.redact(clientId()) + ", " + store + "]";
     }
 
     /** The store, for tests in this package. */
@@ -218,8 +219,8 @@ public final class JdbcLockClient extends EngineClient {
         }
 
         /**
-         * The client's identity in the store (the prefix of every owner it writes); default a random id plus the
-         * process id. Must be unique among live clients.
+         * The label of the client's identity in the store; default {@code pid<process id>}. The client id, the prefix
+         * of every owner it writes, is the label followed by a fresh 128-bit secret, so owner ids cannot be guessed.
          *
          * @throws IllegalArgumentException if blank, longer than 100 characters, or containing ':'
          */

@@ -1,6 +1,7 @@
 package io.distlock.jdbc;
 
 import io.distlock.DistributedLockException;
+import io.distlock.spi.OwnerId;
 import io.distlock.spi.Subscription;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -49,7 +50,7 @@ final class PgListener implements AutoCloseable {
     PgListener(DataSource dataSource, String channel, String clientId) {
         this.dataSource = dataSource;
         this.channel = channel;
-        this.threadName = "distlock-pg-listen-" + clientId;
+        this.threadName = "distlock-pg-listen-" + OwnerId.redact(clientId);
     }
 
     /** Registers a wake-up for a name's hash; LISTEN is in force when this returns. */

@@ -59,9 +59,14 @@ abstract class JdbcFixture implements BackendUnderTest {
         return e;
     }
 
+    /** Where the lock clients connect; the fixture's own statements use {@code env().pool}, the administrator's. */
+    javax.sql.DataSource clientDataSource() {
+        return env().pool;
+    }
+
     JdbcLockClient.Builder builder(Duration watchdogLease) {
         return JdbcLockClient.builder()
-                .dataSource(env().pool)
+                .dataSource(clientDataSource())
                 .tableName(env().table)
                 .mode(mode())
                 .maxPinnedConnections(24)

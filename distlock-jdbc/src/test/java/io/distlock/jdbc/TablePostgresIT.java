@@ -3,8 +3,11 @@ package io.distlock.jdbc;
 import io.distlock.testkit.AllLockContracts;
 import io.distlock.testkit.MultiProcessContract;
 
-/** Every contract, also across processes, mode TABLE on POSTGRESQL. */
-class TablePostgresIT extends JdbcFixture implements AllLockContracts, MultiProcessContract {
+/**
+ * Every contract, also across processes, mode TABLE on POSTGRESQL, as a user holding only the grants
+ * docs/backends/jdbc.md lists for the mode.
+ */
+class TablePostgresIT extends GrantsFixture implements AllLockContracts, MultiProcessContract {
     @Override
     TestDatabase database() {
         return TestDatabase.POSTGRESQL;

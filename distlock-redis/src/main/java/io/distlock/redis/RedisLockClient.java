@@ -6,6 +6,7 @@ import io.distlock.internal.Checks;
 import io.distlock.internal.EngineClient;
 import io.distlock.internal.EngineConfig;
 import io.distlock.internal.LockEngine;
+import io.distlock.spi.OwnerId;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -131,7 +132,7 @@ public final class RedisLockClient extends EngineClient {
 
     @Override
     public String toString() {
-        return "RedisLockClient[" + clientId() + ", " + store + "]";
+        return "RedisLockClient[" + OwnerId.redact(clientId()) + ", " + store + "]";
     }
 
     /** How waiters learn that a lock may have become free. */
@@ -289,8 +290,8 @@ public final class RedisLockClient extends EngineClient {
         }
 
         /**
-         * The client's identity in the store (the prefix of every owner id it writes); default a random id with the
-         * process id. Must be unique among live clients.
+         * The label of the client's identity in the store; default {@code pid<process id>}. The client id, the prefix
+         * of every owner id it writes, is the label followed by a fresh 128-bit secret, so owner ids cannot be guessed.
          *
          * @throws IllegalArgumentException if the id is blank or contains ':'
          */

@@ -1,5 +1,6 @@
 package io.distlock.redis;
 
+import io.distlock.spi.OwnerId;
 import io.distlock.spi.Subscription;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisChannelHandler;
@@ -167,7 +168,7 @@ final class RedisSubscriptions {
             StatefulRedisPubSubConnection<String, String> node = ch.node;
             if (ch.sharded && node != null && !closed) {
                 commands.bounded(node.async().sunsubscribe(ch.name)).exceptionally(e -> {
-                    log.debug("distlock: unsubscribing from {} failed", ch.name, e);
+                    log.debug("distlock: unsubscribing from {} failed", OwnerId.redact(ch.name), e);
                     return null;
                 });
                 return;
@@ -176,7 +177,7 @@ final class RedisSubscriptions {
             if (ps != null && !closed) {
                 // not awaited: commands on one connection stay in order, so a later subscribe is not overtaken
                 commands.bounded(ps.async().unsubscribe(ch.name)).exceptionally(e -> {
-                    log.debug("distlock: unsubscribing from {} failed", ch.name, e);
+                    log.debug("distlock: unsubscribing from {} failed", OwnerId.redact(ch.name), e);
                     return null;
                 });
             }
@@ -334,7 +335,7 @@ final class RedisSubscriptions {
         } catch (RuntimeException e) {
             log.warn(
                     "distlock: could not move {} to the node that serves its slot now; waiters poll at lease ends",
-                    ch.name,
+                    OwnerId.redact(ch.name),
                     e);
         } finally {
             subscribeLock.unlock();

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.distlock.DistributedLock;
 import io.distlock.LockClient;
+import io.distlock.internal.Checks;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -23,6 +25,38 @@ public interface BadInputContract extends BackendUnderTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("name");
         assertThatThrownBy(() -> client.lock("")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** FAULTS.md section 5 row 4: a name past the limit fails at once, with its length, and touches no store. */
+    @Test
+    default void name_longerThanTheLimit_isRejectedWithItsLength_leavesNothing() {
+        LockClient client = newClient();
+        String name = uniqueName();
+        String tooLong = name + "z".repeat(Checks.MAX_NAME_LENGTH + 1 - name.length());
+        String huge = name + "z".repeat(1 << 20);
+        for (String bad : List.of(tooLong, huge)) {
+            String length = Integer.toString(bad.length());
+            assertThatThrownBy(() -> client.lock(bad))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("name")
+                    .hasMessageEndingWith(length);
+            assertThatThrownBy(() -> client.fairLock(bad))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageEndingWith(length);
+            assertThatThrownBy(() -> client.admin().inspect(bad))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageEndingWith(length);
+            assertThatThrownBy(() -> client.admin().forceUnlock(bad))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageEndingWith(length);
+        }
+        assertThat(residue(tooLong)).isEmpty();
+        String longest = name + "z".repeat(Checks.MAX_NAME_LENGTH - name.length());
+        DistributedLock lock = client.lock(longest);
+        assertThat(lock.tryLock()).isTrue();
+        assertThat(newClient().lock(longest).tryLock()).isFalse();
+        lock.unlock();
+        assertThat(residue(longest)).isEmpty();
     }
 
     @Test
@@ -89,7 +123,7 @@ public interface BadInputContract extends BackendUnderTest {
             u + "*?[]",
             u + "%2F",
             "/" + u,
-            u + "y".repeat(10_000)
+            u + "y".repeat(Checks.MAX_NAME_LENGTH - u.length())
         }) {
             DistributedLock lock = a.lock(name);
             assertThat(lock.tryLock()).isTrue();

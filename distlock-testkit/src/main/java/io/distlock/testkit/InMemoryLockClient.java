@@ -6,6 +6,7 @@ import io.distlock.internal.EngineClient;
 import io.distlock.internal.EngineConfig;
 import io.distlock.internal.LockEngine;
 import io.distlock.internal.Ticker;
+import io.distlock.spi.OwnerId;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.LongSupplier;
@@ -41,7 +42,7 @@ public final class InMemoryLockClient extends EngineClient {
 
     @Override
     public String toString() {
-        return "InMemoryLockClient[" + clientId() + "]";
+        return "InMemoryLockClient[" + OwnerId.redact(clientId()) + "]";
     }
 
     /** Options for an {@link InMemoryLockClient}. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.distlock.DistributedLock;
 import io.distlock.LockClient;
 import io.distlock.LockHold;
+import io.distlock.internal.Checks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -145,7 +146,7 @@ public interface MutualExclusionContract extends BackendUnderTest {
                 base + "'\"",
                 base + "*",
                 base + "..",
-                base + "x".repeat(10_000));
+                base + "x".repeat(Checks.MAX_NAME_LENGTH - base.length()));
         List<String> others = List.of(
                 base + "/",
                 base + "/c",
@@ -156,7 +157,7 @@ public interface MutualExclusionContract extends BackendUnderTest {
                 base + "e",
                 base + "\t",
                 base + "?",
-                base + "x".repeat(9_999));
+                base + "x".repeat(Checks.MAX_NAME_LENGTH - 1 - base.length()));
         LockClient a = newClient();
         LockClient b = newClient();
         for (String n : held) {

@@ -8,6 +8,9 @@ import io.distlock.LockClient;
 import io.distlock.LockHold;
 import io.distlock.LockLostException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -148,5 +151,44 @@ public interface OwnerCheckContract extends BackendUnderTest {
         second.close();
         second.close();
         assertThat(second.isValid()).isFalse();
+    }
+
+    /**
+     * Owner ids cannot be guessed, so no other process can release a hold by forging its owner: a client id ends with
+     * 128 secret bits, which the client's toString, its locks and holds, the store's view, its threads' names and its
+     * exception messages leave out.
+     */
+    @Test
+    default void ownerIds_carry128SecretBits_shownOnlyRedacted() throws Exception {
+        String name = uniqueName();
+        LockClient client = createClient(defaultLease());
+        LockClient waiter = newClient();
+        String id = client.clientId();
+        assertThat(id).matches(".+\\.[0-9a-f]{40}").isNotEqualTo(waiter.clientId());
+        List<String> secrets = List.of(secretOf(id), secretOf(waiter.clientId()));
+        DistributedLock lock = client.lock(name);
+        List<String> shown = new ArrayList<>();
+        try (LockHold hold = lock.acquire()) {
+            assertThat(waiter.lock(name).tryLock(200, TimeUnit.MILLISECONDS))
+                    .as("waits (and so subscribes)")
+                    .isFalse();
+            shown.addAll(List.of(client.toString(), waiter.toString(), lock.toString(), hold.toString()));
+            client.admin().inspect(name).ifPresent(info -> shown.add(info.toString()));
+            for (Thread t : Thread.getAllStackTraces().keySet()) {
+                shown.add(t.getName());
+            }
+        } finally {
+            client.close();
+        }
+        assertThatThrownBy(lock::tryLock)
+                .isInstanceOf(IllegalStateException.class)
+                .satisfies(e -> shown.add(String.valueOf(e.getMessage())));
+        for (String secret : secrets) {
+            assertThat(shown).noneMatch(s -> s.contains(secret));
+        }
+    }
+
+    private static String secretOf(String clientId) {
+        return clientId.substring(clientId.length() - 32);
     }
 }

@@ -105,7 +105,7 @@ final class OwnEntries {
                 deleteEntriesOf(new LockKey(id.name()), new OwnerId(id.owner()), null);
                 uncertain.remove(id);
             } catch (Exception e) {
-                log.warn("distlock: could not clean up after '{}' for {}", id.name(), id.owner(), e);
+                log.warn("distlock: could not clean up after '{}' for {}", id.name(), OwnerId.redact(id.owner()), e);
             }
         }
     }
@@ -121,7 +121,7 @@ final class OwnEntries {
                 try {
                     ops.curator().delete().guaranteed().inBackground().forPath(e.path());
                 } catch (Exception ex) {
-                    log.debug("distlock: could not delete {} on close", e.path(), ex);
+                    log.debug("distlock: could not delete {} on close", OwnerId.redact(e.path()), ex);
                 }
             }
         }

@@ -207,7 +207,7 @@ final class ZkHandOff {
         try {
             ops.deleteInBackground(held.path());
         } catch (Exception e) {
-            log.warn("distlock: could not delete {} after a failed hand-off", held.path(), e);
+            log.warn("distlock: could not delete {} after a failed hand-off", OwnerId.redact(held.path()), e);
         }
     }
 

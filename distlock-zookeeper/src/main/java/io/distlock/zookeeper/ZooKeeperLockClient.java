@@ -6,7 +6,11 @@ import io.distlock.internal.Checks;
 import io.distlock.internal.EngineClient;
 import io.distlock.internal.EngineConfig;
 import io.distlock.internal.LockEngine;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
@@ -16,6 +20,11 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.imps.DefaultACLProvider;
 import org.apache.curator.retry.BoundedExponentialBackoffRetry;
 import org.apache.curator.utils.PathUtils;
+import org.apache.zookeeper.ClientCnxnSocketNetty;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.client.ZKClientConfig;
+import org.apache.zookeeper.common.ClientX509Util;
+import org.apache.zookeeper.data.ACL;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -80,6 +89,18 @@ import org.jspecify.annotations.Nullable;
  * <p>ZooKeeper 3.6 or later (persistent watches, read-only multi). The lock nodes are containers, reaped by the server
  * once empty ({@code znode.container.checkIntervalMs}, one minute by default). The client needs create, delete, read
  * and watch permission under the root path.
+ *
+ * <h2>Security</h2>
+ *
+ * <p>With {@link Builder#digest} the client authenticates its session with ZooKeeper's {@code digest} scheme, and
+ * every node it creates (the root path, the lock nodes, the queue entries) gets {@link ZooDefs.Ids#CREATOR_ALL_ACL}:
+ * only sessions authenticated as the same user may read, create, change or delete them, so another identity can
+ * neither delete a hold (which needs delete permission on its lock node) nor queue under a lock. All clients that
+ * share locks use the same user. Nodes made before without ACLs keep theirs: create the root path with the
+ * authenticated client first, or set its ACL by hand. {@link Builder#aclProvider} replaces the default ACLs.
+ * {@link Builder#tls} makes the client speak TLS (Netty) to the servers' {@code secureClientPort}, optionally with a
+ * client certificate ({@link Builder#tlsClientCertificate}) that servers with {@code authProvider.x509} also take as
+ * the session's identity.
  */
 public final class ZooKeeperLockClient extends EngineClient {
     /** The default session timeout. */
@@ -138,6 +159,11 @@ public final class ZooKeeperLockClient extends EngineClient {
         private @Nullable Duration leaseTime;
         private @Nullable String clientId;
         private int maxWaiters = EngineConfig.DEFAULT_MAX_WAITERS;
+        private byte @Nullable [] digest;
+        private @Nullable Path trustStore;
+        private String trustStorePassword = "";
+        private @Nullable Path keyStore;
+        private String keyStorePassword = "";
 
         private Builder() {}
 
@@ -203,9 +229,57 @@ public final class ZooKeeperLockClient extends EngineClient {
             return this;
         }
 
-        /** The ACLs of the nodes the client creates; Curator's default (open) ACL otherwise. */
+        /**
+         * The ACLs of the nodes the client creates; by default creator-only ({@link ZooDefs.Ids#CREATOR_ALL_ACL}) with
+         * {@link #digest}, Curator's default (open) ACL without.
+         */
         public Builder aclProvider(ACLProvider aclProvider) {
             this.aclProvider = Objects.requireNonNull(aclProvider, "aclProvider");
+            return this;
+        }
+
+        /**
+         * Authenticates the session as {@code user} with ZooKeeper's {@code digest} scheme, and makes the nodes the
+         * client creates readable and writable by that user only (unless an {@link #aclProvider} says otherwise).
+         *
+         * @throws IllegalArgumentException if {@code user} is blank or contains {@code ':'}, or the password is empty
+         */
+        public Builder digest(String user, String password) {
+            Objects.requireNonNull(user, "user");
+            Objects.requireNonNull(password, "password");
+            if (user.isBlank() || user.indexOf(':') >= 0) {
+                throw new IllegalArgumentException("user must be non-blank and contain no ':': '" + user + "'");
+            }
+            if (password.isEmpty()) {
+                throw new IllegalArgumentException("password must not be empty");
+            }
+            this.digest = (user + ":" + password).getBytes(StandardCharsets.UTF_8);
+            return this;
+        }
+
+        /**
+         * Connects with TLS (the servers' {@code secureClientPort}), trusting the certificates in {@code trustStore}: a
+         * JKS ({@code .jks}), PKCS#12 ({@code .p12}, {@code .pfx}) or else PEM file. The server's certificate must name
+         * the host connected to.
+         *
+         * @param trustStorePassword the trust store's password; empty for PEM or none
+         */
+        public Builder tls(Path trustStore, String trustStorePassword) {
+            this.trustStore = Objects.requireNonNull(trustStore, "trustStore");
+            this.trustStorePassword = Objects.requireNonNull(trustStorePassword, "trustStorePassword");
+            return this;
+        }
+
+        /**
+         * With {@link #tls}, the client's own certificate and key, for servers that ask for one ({@code ssl.clientAuth}):
+         * JKS ({@code .jks}), PKCS#12 ({@code .p12}, {@code .pfx}) or else a PEM file with the PKCS#8 key and the
+         * certificate chain.
+         *
+         * @param keyStorePassword the key store's password; empty for an unencrypted PEM key
+         */
+        public Builder tlsClientCertificate(Path keyStore, String keyStorePassword) {
+            this.keyStore = Objects.requireNonNull(keyStore, "keyStore");
+            this.keyStorePassword = Objects.requireNonNull(keyStorePassword, "keyStorePassword");
             return this;
         }
 
@@ -237,7 +311,8 @@ public final class ZooKeeperLockClient extends EngineClient {
         }
 
         /**
-         * The client's identity in owner ids; a random id with the process id by default.
+         * The label of the client's identity in owner ids; {@code pid<process id>} by default. The client id is the
+         * label followed by a fresh 128-bit secret, so owner ids cannot be guessed.
          *
          * @throws IllegalArgumentException if it is blank or contains {@code ':'} or control characters
          */
@@ -257,7 +332,8 @@ public final class ZooKeeperLockClient extends EngineClient {
          * Connects (or uses the given Curator client) and returns the lock client.
          *
          * @throws IllegalStateException if neither a connect string nor a Curator client is set, if both are, if an
-         *     ACL provider is set with a Curator client, or if the given Curator client is not started
+         *     ACL provider, digest or TLS is set with a Curator client, if a client certificate is set without TLS, or if
+         *     the given Curator client is not started
          * @throws DistributedLockException if ZooKeeper cannot be reached within the connection timeout
          */
         public ZooKeeperLockClient build() {
@@ -269,8 +345,12 @@ public final class ZooKeeperLockClient extends EngineClient {
             if (given != null && cs != null) {
                 throw new IllegalStateException("set connectString or curator, not both");
             }
-            if (given != null && aclProvider != null) {
-                throw new IllegalStateException("with an existing curator, set the ACL provider on the curator");
+            if (given != null && (aclProvider != null || digest != null || trustStore != null)) {
+                throw new IllegalStateException(
+                        "with an existing curator, set the ACL provider, authorization and TLS on the curator");
+            }
+            if (keyStore != null && trustStore == null) {
+                throw new IllegalStateException("a client certificate needs tls(trustStore, password)");
             }
             if (given != null && given.getState() != CuratorFrameworkState.STARTED) {
                 throw new IllegalStateException("the given curator must be started: " + given.getState());
@@ -280,6 +360,9 @@ public final class ZooKeeperLockClient extends EngineClient {
                 config = config.withClientId(clientId);
             }
             Duration session = sessionTimeout;
+            ACLProvider acls = given != null
+                    ? null
+                    : aclProvider != null ? aclProvider : digest != null ? new CreatorOnly() : new DefaultACLProvider();
             CuratorFramework zk;
             ZkSession.HandleFactory handles = null;
             if (given != null) {
@@ -300,15 +383,20 @@ public final class ZooKeeperLockClient extends EngineClient {
                         .sessionTimeoutMs((int) sessionTimeout.toMillis())
                         .connectionTimeoutMs((int) connectionTimeout.toMillis())
                         .retryPolicy(new BoundedExponentialBackoffRetry(100, 1000, 3))
-                        .zookeeperFactory(handles);
-                if (aclProvider != null) {
-                    b.aclProvider(aclProvider);
+                        .zookeeperFactory(handles)
+                        .aclProvider(Objects.requireNonNull(acls));
+                byte[] auth = digest;
+                if (auth != null) {
+                    b.authorization("digest", auth);
+                }
+                Path trust = trustStore;
+                if (trust != null) {
+                    b.zkClientConfig(tlsConfig(trust, trustStorePassword, keyStore, keyStorePassword));
                 }
                 zk = b.build(); // started below, once the store hears its events
             }
             config = config.withWatchdogLease(
                     leaseTime != null ? leaseTime : Duration.ofMillis(Math.max(1, session.toMillis() / 3)));
-            ACLProvider acls = given != null ? null : aclProvider != null ? aclProvider : new DefaultACLProvider();
             ZooKeeperLockStore store = new ZooKeeperLockStore(zk, given == null, acls, rootPath, session, handles);
             try {
                 if (given == null) {
@@ -332,6 +420,35 @@ public final class ZooKeeperLockClient extends EngineClient {
             return new ZooKeeperLockClient(LockEngine.create(store, config), zk);
         }
 
+        /**
+         * A ZooKeeper client configuration for TLS over Netty with these stores and no others: every store setting is
+         * set, none is taken from {@code zookeeper.ssl.*} system properties.
+         */
+        private static ZKClientConfig tlsConfig(
+                Path trustStore, String trustStorePassword, @Nullable Path keyStore, String keyStorePassword) {
+            ZKClientConfig c = new ZKClientConfig();
+            c.setProperty(ZKClientConfig.SECURE_CLIENT, "true");
+            c.setProperty(ZKClientConfig.ZOOKEEPER_CLIENT_CNXN_SOCKET, ClientCnxnSocketNetty.class.getName());
+            try (ClientX509Util x509 = new ClientX509Util()) {
+                c.setProperty(x509.getSslTruststoreLocationProperty(), trustStore.toString());
+                c.setProperty(x509.getSslTruststorePasswdProperty(), trustStorePassword);
+                c.setProperty(x509.getSslTruststoreTypeProperty(), storeType(trustStore));
+                c.setProperty(x509.getSslKeystoreLocationProperty(), keyStore != null ? keyStore.toString() : "");
+                c.setProperty(x509.getSslKeystorePasswdProperty(), keyStore != null ? keyStorePassword : "");
+                c.setProperty(x509.getSslKeystoreTypeProperty(), keyStore != null ? storeType(keyStore) : "");
+            }
+            return c;
+        }
+
+        /** ZooKeeper's name of a store's type, from its file name: JKS, PKCS12, or PEM for anything else. */
+        private static String storeType(Path store) {
+            String name = String.valueOf(store.getFileName()).toLowerCase(Locale.ROOT);
+            if (name.endsWith(".jks")) {
+                return "JKS";
+            }
+            return name.endsWith(".p12") || name.endsWith(".pfx") ? "PKCS12" : "PEM";
+        }
+
         private static Duration millis(Duration d, String argument) {
             Objects.requireNonNull(d, argument);
             if (d.compareTo(Duration.ofMillis(1)) < 0 || d.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
@@ -339,6 +456,19 @@ public final class ZooKeeperLockClient extends EngineClient {
                         argument + " must be between 1 ms and " + Integer.MAX_VALUE + " ms: " + d);
             }
             return d;
+        }
+    }
+
+    /** Every node readable and writable only by the identities its creator's session authenticated as. */
+    private static final class CreatorOnly implements ACLProvider {
+        @Override
+        public List<ACL> getDefaultAcl() {
+            return ZooDefs.Ids.CREATOR_ALL_ACL;
+        }
+
+        @Override
+        public List<ACL> getAclForPath(String path) {
+            return ZooDefs.Ids.CREATOR_ALL_ACL;
         }
     }
 }

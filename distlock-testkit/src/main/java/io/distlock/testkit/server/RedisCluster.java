@@ -17,6 +17,12 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * A Redis Cluster of real {@code redis-server} processes on free loopback ports (masters, and optionally replicas of
  * each), created with {@code redis-cli --cluster create} and ready ({@code cluster_state:ok} on every node, every
  * replica's link to its master up) when {@link #start()} returns. A JUnit 5 extension like {@link RedisServer}.
+ *
+ * <p>Options, set before the start: {@link #withUser} adds an ACL user to every node, {@link #withTls} gives every node
+ * a TLS port beside its plain one and runs the cluster bus and replication over TLS; a client that connects to {@link
+ * #tlsUris(String)} is told the nodes' TLS ports by the Cluster (Redis 7 answers {@code CLUSTER SLOTS} and {@code CLUSTER
+ * NODES} with the ports of the asking connection's kind). The plain ports keep the {@code default} user open for the
+ * launcher's own checks.
  */
 public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, AutoCloseable {
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(20);
@@ -25,6 +31,9 @@ public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, 
     private final int replicasPerMaster;
     private final List<Process> processes = new ArrayList<>();
     private final List<Integer> ports = new ArrayList<>();
+    private final List<Integer> tlsPorts = new ArrayList<>();
+    private final List<String> userArgs = new ArrayList<>();
+    private @Nullable TestCertificates tls;
     private @Nullable Path dir;
 
     private RedisCluster(int masters, int replicasPerMaster) {
@@ -48,6 +57,60 @@ public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, 
         return new RedisCluster(masters, replicasPerMaster);
     }
 
+    /**
+     * Adds the ACL user {@code name} with {@code password} and the given rules ({@code "~distlock:*"}, {@code
+     * "+eval"}, ...) to every node. Call before the start.
+     */
+    public synchronized RedisCluster withUser(String name, String password, String... rules) {
+        notStarted();
+        userArgs.addAll(List.of("--user", name, "on", ">" + password));
+        userArgs.addAll(List.of(rules));
+        return this;
+    }
+
+    /**
+     * Gives every node a TLS port with the server certificate of {@code certs} (clients need no certificate), and runs
+     * the cluster bus and replication over TLS. Call before the start.
+     */
+    public synchronized RedisCluster withTls(TestCertificates certs) {
+        notStarted();
+        this.tls = certs;
+        return this;
+    }
+
+    private void notStarted() {
+        if (!processes.isEmpty()) {
+            throw new IllegalStateException("set the options before the start");
+        }
+    }
+
+    /** The options of a TLS port, a TLS cluster bus on a port of its own and TLS replication, or none. */
+    private List<String> tlsArgs() {
+        TestCertificates certs = tls;
+        if (certs == null) {
+            return List.of();
+        }
+        int tlsPort = RedisServer.freePort();
+        tlsPorts.add(tlsPort);
+        return List.of(
+                "--tls-port",
+                Integer.toString(tlsPort),
+                "--cluster-port", // the default, the TLS port + 10000, may be past 65535
+                Integer.toString(RedisServer.freePort()),
+                "--tls-cert-file",
+                certs.serverCert().toString(),
+                "--tls-key-file",
+                certs.serverKey().toString(),
+                "--tls-ca-cert-file",
+                certs.caCert().toString(),
+                "--tls-auth-clients",
+                "no",
+                "--tls-cluster",
+                "yes",
+                "--tls-replication",
+                "yes");
+    }
+
     public synchronized RedisCluster start() {
         if (!processes.isEmpty()) {
             return this;
@@ -57,7 +120,7 @@ public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, 
             dir = d;
             for (int i = 0; i < masters * (1 + replicasPerMaster); i++) {
                 int port = RedisServer.freePort();
-                List<String> command = List.of(
+                List<String> command = new ArrayList<>(List.of(
                         RedisServer.binary(),
                         "--port",
                         Integer.toString(port),
@@ -78,7 +141,9 @@ public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, 
                         "--dir",
                         d.toString(),
                         "--logfile",
-                        d.resolve("redis-" + port + ".log").toString());
+                        d.resolve("redis-" + port + ".log").toString()));
+                command.addAll(tlsArgs());
+                command.addAll(userArgs);
                 Process p = RedisServer.launch(command, d.resolve("redis-" + port + ".out"));
                 processes.add(p);
                 ports.add(port);
@@ -168,12 +233,28 @@ public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, 
         return uris;
     }
 
+    /**
+     * With {@link #withTls}: {@code rediss://[userInfo@]127.0.0.1:<TLS port>} of every node, in creation order;
+     * {@code userInfo} is {@code user:password}, or null for none.
+     */
+    public List<String> tlsUris(@Nullable String userInfo) {
+        if (tls == null) {
+            throw new IllegalStateException("started without withTls");
+        }
+        List<String> uris = new ArrayList<>();
+        for (int port : tlsPorts) {
+            uris.add("rediss://" + (userInfo == null ? "" : userInfo + "@") + "127.0.0.1:" + port);
+        }
+        return uris;
+    }
+
     @Override
     public synchronized void close() {
         for (Process p : processes) {
             RedisServer.kill(p);
         }
         processes.clear();
+        tlsPorts.clear();
         Path d = dir;
         dir = null;
         if (d != null) {

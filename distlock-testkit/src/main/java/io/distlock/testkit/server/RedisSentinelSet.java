@@ -6,7 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -16,6 +18,11 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * One Redis master, its replicas and a quorum of Sentinels, all real processes on free loopback ports, ready when
  * {@link #start()} returns: the replicas are in sync and every Sentinel knows the master, the replicas and the other
  * Sentinels. A JUnit 5 extension like {@link RedisServer}.
+ *
+ * <p>Options, set before the start: {@link #withUser} adds an ACL user to every data node, {@link #withTls} gives every
+ * node a TLS port beside its plain one, and makes replication, the Sentinels' own connections and the addresses the
+ * Sentinels report use TLS, so a client that connects through {@link #tlsSentinelUri(String)} speaks TLS only. The plain
+ * ports keep the {@code default} user open: the launcher's own checks, the replicas and the Sentinels use them.
  */
 public final class RedisSentinelSet implements BeforeAllCallback, AfterAllCallback, AutoCloseable {
     /** The master name the Sentinels monitor. */
@@ -28,6 +35,11 @@ public final class RedisSentinelSet implements BeforeAllCallback, AfterAllCallba
     private final List<Process> processes = new ArrayList<>();
     private final List<Integer> dataPorts = new ArrayList<>();
     private final List<Integer> sentinelPorts = new ArrayList<>();
+    /** The TLS port of each node, by its plain port. */
+    private final Map<Integer, Integer> tlsPorts = new HashMap<>();
+
+    private final List<String> userArgs = new ArrayList<>();
+    private @Nullable TestCertificates tls;
     private @Nullable Path dir;
 
     private RedisSentinelSet(int replicas, int sentinels) {
@@ -42,6 +54,62 @@ public final class RedisSentinelSet implements BeforeAllCallback, AfterAllCallba
                     "need at least one replica and one sentinel: " + replicas + ", " + sentinels);
         }
         return new RedisSentinelSet(replicas, sentinels);
+    }
+
+    /**
+     * Adds the ACL user {@code name} with {@code password} and the given rules ({@code "~distlock:*"}, {@code
+     * "+eval"}, ...) to every data node. Call before the start.
+     */
+    public synchronized RedisSentinelSet withUser(String name, String password, String... rules) {
+        notStarted();
+        userArgs.addAll(List.of("--user", name, "on", ">" + password));
+        userArgs.addAll(List.of(rules));
+        return this;
+    }
+
+    /**
+     * Gives every node a TLS port with the server certificate of {@code certs} (clients need no certificate) and
+     * makes replication and the Sentinels use TLS: the master address the Sentinels report is its TLS port. Call
+     * before the start.
+     */
+    public synchronized RedisSentinelSet withTls(TestCertificates certs) {
+        notStarted();
+        this.tls = certs;
+        return this;
+    }
+
+    private void notStarted() {
+        if (!processes.isEmpty()) {
+            throw new IllegalStateException("set the options before the start");
+        }
+    }
+
+    /** The {@code redis-server} options of a TLS port and of TLS for outgoing connections, or none. */
+    private List<String> tlsArgs(int port) {
+        TestCertificates certs = tls;
+        if (certs == null) {
+            return List.of();
+        }
+        int tlsPort = RedisServer.freePort();
+        tlsPorts.put(port, tlsPort);
+        return List.of(
+                "--tls-port",
+                Integer.toString(tlsPort),
+                "--tls-cert-file",
+                certs.serverCert().toString(),
+                "--tls-key-file",
+                certs.serverKey().toString(),
+                "--tls-ca-cert-file",
+                certs.caCert().toString(),
+                "--tls-auth-clients",
+                "no",
+                "--tls-replication",
+                "yes");
+    }
+
+    /** The port other nodes and clients reach {@code port}'s node at: its TLS port with TLS, else itself. */
+    private int advertised(int port) {
+        return tlsPorts.getOrDefault(port, port);
     }
 
     public synchronized RedisSentinelSet start() {
@@ -60,6 +128,11 @@ public final class RedisSentinelSet implements BeforeAllCallback, AfterAllCallba
             for (int i = 0; i < sentinels; i++) {
                 int port = RedisServer.freePort();
                 Path conf = d.resolve("sentinel-" + port + ".conf");
+                List<String> tlsArgs = tlsArgs(port);
+                List<String> tlsLines = new ArrayList<>();
+                for (int a = 0; a + 1 < tlsArgs.size(); a += 2) {
+                    tlsLines.add(tlsArgs.get(a).substring(2) + " " + tlsArgs.get(a + 1));
+                }
                 Files.writeString(
                         conf,
                         String.join(
@@ -69,7 +142,9 @@ public final class RedisSentinelSet implements BeforeAllCallback, AfterAllCallba
                                 "protected-mode no",
                                 "dir " + d,
                                 "logfile " + d.resolve("sentinel-" + port + ".log"),
-                                "sentinel monitor " + MASTER_NAME + " 127.0.0.1 " + masterPort + " " + quorum,
+                                String.join("\n", tlsLines),
+                                "sentinel monitor " + MASTER_NAME + " 127.0.0.1 " + advertised(masterPort) + " "
+                                        + quorum,
                                 "sentinel down-after-milliseconds " + MASTER_NAME + " 1000",
                                 "sentinel failover-timeout " + MASTER_NAME + " 5000",
                                 "sentinel parallel-syncs " + MASTER_NAME + " 1",
@@ -116,8 +191,10 @@ public final class RedisSentinelSet implements BeforeAllCallback, AfterAllCallba
                 d.toString(),
                 "--logfile",
                 d.resolve("redis-" + port + ".log").toString()));
+        command.addAll(tlsArgs(port));
+        command.addAll(userArgs);
         if (masterPort != null) {
-            command.addAll(List.of("--replicaof", "127.0.0.1", Integer.toString(masterPort)));
+            command.addAll(List.of("--replicaof", "127.0.0.1", Integer.toString(advertised(masterPort))));
         }
         Process p = RedisServer.launch(command, d.resolve("redis-" + port + ".out"));
         processes.add(p);
@@ -207,10 +284,44 @@ public final class RedisSentinelSet implements BeforeAllCallback, AfterAllCallba
         return uri.append("#").append(MASTER_NAME).toString();
     }
 
-    /** The port of the current master, as the first Sentinel reports it. */
+    /**
+     * With {@link #withTls}: {@code rediss-sentinel://[userInfo@]127.0.0.1:<s1 TLS port>,...#mymaster}, the Sentinels'
+     * TLS ports; {@code userInfo} ({@code user:password}, or null for none) is what the client authenticates with at
+     * the master.
+     */
+    public String tlsSentinelUri(@Nullable String userInfo) {
+        if (tls == null) {
+            throw new IllegalStateException("started without withTls");
+        }
+        StringBuilder uri = new StringBuilder("rediss-sentinel://");
+        if (userInfo != null) {
+            uri.append(userInfo).append("@");
+        }
+        for (int i = 0; i < sentinelPorts.size(); i++) {
+            uri.append(i == 0 ? "" : ",").append("127.0.0.1:").append(advertised(sentinelPorts.get(i)));
+        }
+        return uri.append("#").append(MASTER_NAME).toString();
+    }
+
+    /** The plain port of the current master, as the first Sentinel reports it. */
     public int masterPort() {
         String addr = RedisServer.command(sentinelPorts.get(0), "SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME);
-        return Integer.parseInt(addr.split("\n")[1]);
+        int reported = Integer.parseInt(addr.split("\n")[1]);
+        for (Map.Entry<Integer, Integer> e : tlsPorts.entrySet()) {
+            if (e.getValue() == reported) {
+                return e.getKey();
+            }
+        }
+        return reported;
+    }
+
+    /** The TLS port of the node whose plain port is {@code port} (with {@link #withTls}). */
+    public int tlsPort(int port) {
+        Integer tlsPort = tlsPorts.get(port);
+        if (tlsPort == null) {
+            throw new IllegalArgumentException("no TLS port for port " + port);
+        }
+        return tlsPort;
     }
 
     /** Ports of the master and replicas as started (the roles change with failovers). */
@@ -299,6 +410,7 @@ public final class RedisSentinelSet implements BeforeAllCallback, AfterAllCallba
             RedisServer.kill(processes.get(i));
         }
         processes.clear();
+        tlsPorts.clear();
         Path d = dir;
         dir = null;
         if (d != null) {
