@@ -17,9 +17,12 @@ import java.util.Set;
  * The liveness checkers of FAULTS.md section 6.2, driven by the faults' own log entries.
  *
  * L1: for each fault that starts with effect HOLDER_DOWN on a key at t_c, the holders at t_c are the acquisitions that
- * had returned a hold and had not ended (release invoked, loss reported) by then; the takeover time is from t_c to the
- * first hold another client process got after t_c (the downed process's own threads do not take over). A fault with nobody holding at t_c is not judged; one with waiters
- * but no takeover is a breach.
+ * had returned a hold and had not ended (release invoked, loss reported) by then. When some of them belong to the
+ * fault's target process, only those are the downed holders: a hold of another process that was granted after the
+ * downed hold began, and before t_c, was granted because the fault had already taken effect when its entry was
+ * written (a killed process's connections close at once), and counts as a takeover in 0 ms. The takeover time is from
+ * t_c to the first hold another client process got after the downed holds began (the downed process's own threads do
+ * not take over). A fault with nobody holding at t_c is not judged; one with waiters but no takeover is a breach.
  *
  * L3: every (process, key) that probed after the faults healed must have one successful probe.
  *
@@ -47,10 +50,26 @@ final class LivenessChecks {
                     holderProcesses.add(a.process());
                 }
             }
+            if (holderProcesses.contains(n.target())) {
+                holders.clear();
+                for (Acquisition a : acquisitions) {
+                    if (a.key().equals(n.key()) && heldAt(a, tc) && a.process().equals(n.target())) {
+                        holders.add(a.acq());
+                    }
+                }
+                holderProcesses.clear();
+                holderProcesses.add(n.target());
+            }
             if (holders.isEmpty()) {
                 continue;
             }
             judged++;
+            long downedSince = Long.MAX_VALUE;
+            for (Acquisition a : acquisitions) {
+                if (holders.contains(a.acq())) {
+                    downedSince = Math.min(downedSince, a.okAt());
+                }
+            }
             Acquisition next = null;
             boolean waiters = false;
             for (Acquisition a : acquisitions) {
@@ -59,7 +78,7 @@ final class LivenessChecks {
                     continue;
                 }
                 waiters = true;
-                if (a.ok() && a.okAt() > tc && (next == null || a.okAt() < next.okAt())) {
+                if (a.ok() && a.okAt() > downedSince && (next == null || a.okAt() < next.okAt())) {
                     next = a;
                 }
             }
@@ -81,7 +100,7 @@ final class LivenessChecks {
                 }
                 continue;
             }
-            long took = next.okAt() - tc;
+            long took = Math.max(0, next.okAt() - tc);
             worst = Math.max(worst, took);
             if (took > bound.toNanos()) {
                 out.add(new Violation(

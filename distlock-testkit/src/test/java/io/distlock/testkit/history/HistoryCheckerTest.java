@@ -170,6 +170,37 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void takeover_grantedBeforeTheFaultsEntry_countsAsImmediate_notAsAnotherDownedHolder() {
+        // c1 is killed while holding; its connection closes at once and c2 is granted before the kill's entry is
+        // written
+        Histories h = new Histories()
+                .acquire("c1", "a", 0, 10, 1)
+                .acquire("c2", "b", 5, 99, 2)
+                .acquire("c2", "c", 200, 9_000, 3)
+                .fault(100, 100, "kill", "c1", Effect.HOLDER_DOWN);
+
+        PropertyResult l1 = HistoryChecker.check(h.build(), OPTIONS).result(Property.L1);
+
+        assertThat(l1.status()).isEqualTo(Status.PASS);
+        assertThat(l1.measure()).isZero();
+    }
+
+    @Test
+    void takeover_holdOfAnotherProcessFromBeforeTheDownedHold_isNoTakeover() {
+        // c2's hold began before c1's and never ended: it is not what c1's kill let in
+        Histories h = new Histories()
+                .acquire("c2", "b", 0, 5, 2)
+                .acquire("c1", "a", 0, 10, 1)
+                .acquire("c3", "c", 20, 9_000, 3)
+                .fault(100, 100, "kill", "c1", Effect.HOLDER_DOWN);
+
+        PropertyResult l1 = HistoryChecker.check(h.build(), OPTIONS).result(Property.L1);
+
+        assertThat(l1.status()).isEqualTo(Status.FAIL);
+        assertThat(l1.violations().get(0).message()).contains("8900 ms");
+    }
+
+    @Test
     void lossReport_withinAndBeyondTheBound() {
         Histories quick = new Histories()
                 .acquire("c1", "a", 0, 10, 1)
