@@ -114,8 +114,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
         Plan plan = plans.computeIfAbsent(invocation.getMethod(), m -> new ConcurrentHashMap<>())
                 .computeIfAbsent(targetClass, c -> plan(invocation.getMethod(), c));
         @Nullable Object[] args = invocation.getArguments();
-        LockRequest request =
-                new LockRequest(plan.name(target, args), plan.kind, plan.waitTime, plan.leaseTime);
+        LockRequest request = new LockRequest(plan.name(target, args), plan.kind, plan.waitTime, plan.leaseTime);
         LockTemplate template = template();
         LockTemplate.Hold hold = template.acquire(request);
         if (hold == null) {
@@ -249,8 +248,9 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
         Class<?> want = ClassUtils.resolvePrimitiveIfNecessary(method.getReturnType());
         Class<?> have = ClassUtils.resolvePrimitiveIfNecessary(found.getReturnType());
         if (method.getReturnType() != void.class && !want.isAssignableFrom(have)) {
-            throw new IllegalArgumentException("fallback " + name + " returns " + found.getReturnType().getName()
-                    + ", not a " + method.getReturnType().getName());
+            throw new IllegalArgumentException(
+                    "fallback " + name + " returns " + found.getReturnType().getName() + ", not a "
+                            + method.getReturnType().getName());
         }
         ReflectionUtils.makeAccessible(found);
         return found;

@@ -88,8 +88,14 @@ public final class HeldLocks {
                 }
             }
             out.add(new Hold(
-                    e.name, e.kind.name().toLowerCase(java.util.Locale.ROOT), e.token, e.thread, e.acquiredAt, heldFor,
-                    left, e.lost));
+                    e.name,
+                    e.kind.name().toLowerCase(java.util.Locale.ROOT),
+                    e.token,
+                    e.thread,
+                    e.acquiredAt,
+                    heldFor,
+                    left,
+                    e.lost));
         }
         out.sort(Comparator.comparing(Hold::acquiredAt));
         return out;

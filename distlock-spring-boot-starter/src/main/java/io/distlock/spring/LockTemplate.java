@@ -187,8 +187,11 @@ public final class LockTemplate {
             if (o != null) {
                 o.event(Observation.Event.of("lost", "the client found the hold lost"));
             }
-            log.warn("distlock: hold of '{}' (token {}) was lost; guarded work may overlap another owner's", name,
-                    fencingToken, cause);
+            log.warn(
+                    "distlock: hold of '{}' (token {}) was lost; guarded work may overlap another owner's",
+                    name,
+                    fencingToken,
+                    cause);
         }
     }
 

@@ -34,7 +34,10 @@ public class DistlockActuatorAutoConfiguration {
     @ConditionalOnAvailableEndpoint(endpoint = DistlockEndpoint.class)
     DistlockEndpoint distlockEndpoint(LockClient client, HeldLocks held, DistlockProperties properties) {
         return new DistlockEndpoint(
-                client, held, DistlockBackend.tag(client), properties.getActuator().isForceUnlockEnabled());
+                client,
+                held,
+                DistlockBackend.tag(client),
+                properties.getActuator().isForceUnlockEnabled());
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -58,7 +61,8 @@ public class DistlockActuatorAutoConfiguration {
                 public @Nullable DistributionStatisticConfig configure(
                         Meter.Id id, DistributionStatisticConfig config) {
                     if (id.getType() == Meter.Type.TIMER
-                            && (id.getName().equals("distlock.acquire") || id.getName().equals("distlock.hold"))) {
+                            && (id.getName().equals("distlock.acquire")
+                                    || id.getName().equals("distlock.hold"))) {
                         return DistributionStatisticConfig.builder()
                                 .percentilesHistogram(true)
                                 .build()

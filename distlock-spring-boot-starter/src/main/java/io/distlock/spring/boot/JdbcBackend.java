@@ -67,7 +67,8 @@ final class JdbcBackend implements DistlockBackend {
 
     private static JdbcLockClient.Mode mode(String value) {
         try {
-            return JdbcLockClient.Mode.valueOf(value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
+            return JdbcLockClient.Mode.valueOf(
+                    value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(
                     "distlock.jdbc.mode must be table, row-lock or advisory: '" + value + "'", e);

@@ -23,8 +23,7 @@ import org.springframework.util.ClassUtils;
  * {@code RedisConnectionFactory}.
  */
 final class RedisBackend implements DistlockBackend {
-    private static final String CONNECTION_FACTORY =
-            "org.springframework.data.redis.connection.RedisConnectionFactory";
+    private static final String CONNECTION_FACTORY = "org.springframework.data.redis.connection.RedisConnectionFactory";
 
     private final DistlockProperties properties;
     private final Environment environment;
@@ -85,7 +84,9 @@ final class RedisBackend implements DistlockBackend {
         } else {
             RedisProperties boot = bootProperties().orElseGet(RedisProperties::new);
             RedisProperties.Cluster cluster = boot.getCluster();
-            if (cluster != null && cluster.getNodes() != null && !cluster.getNodes().isEmpty()) {
+            if (cluster != null
+                    && cluster.getNodes() != null
+                    && !cluster.getNodes().isEmpty()) {
                 builder.cluster(clusterSeeds(boot, cluster.getNodes()));
             } else {
                 builder.uri(uri(boot));
@@ -157,8 +158,8 @@ final class RedisBackend implements DistlockBackend {
         String scheme = boot.getSsl().isEnabled() ? "rediss://" : "redis://";
         String userInfo = "";
         if (boot.getPassword() != null) {
-            userInfo = (boot.getUsername() == null ? "" : encode(boot.getUsername())) + ":"
-                    + encode(boot.getPassword()) + "@";
+            userInfo = (boot.getUsername() == null ? "" : encode(boot.getUsername())) + ":" + encode(boot.getPassword())
+                    + "@";
         }
         String[] seeds = new String[nodes.size()];
         for (int i = 0; i < seeds.length; i++) {

@@ -25,6 +25,11 @@ abstract class AnnotationContract {
     /** Properties that choose and configure the backend. */
     abstract String[] backendProperties();
 
+    /** Configuration classes the backend needs (a DataSource, ...). */
+    Class<?>[] backendConfiguration() {
+        return new Class<?>[0];
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class Jobs {
         @Bean
@@ -37,6 +42,7 @@ abstract class AnnotationContract {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(DistlockAutoConfiguration.class))
                 .withUserConfiguration(Jobs.class)
+                .withUserConfiguration(backendConfiguration())
                 .withPropertyValues(backendProperties())
                 .run(context -> {
                     assertThat(context).hasNotFailed();
@@ -62,7 +68,9 @@ abstract class AnnotationContract {
             String day = unique("2024-01-01-");
             LockedJobs.Seen first = jobs.stats(day, -1);
             LockedJobs.Seen second = jobs.stats(day, -1);
-            assertThat(first.heldByThread()).as("the lock 'stats:<day>' is held during the call").isTrue();
+            assertThat(first.heldByThread())
+                    .as("the lock 'stats:<day>' is held during the call")
+                    .isTrue();
             assertThat(first.tokenParameter()).isEqualTo(first.tokenOfHold()).isPositive();
             assertThat(second.tokenParameter()).isGreaterThan(first.tokenParameter());
             assertThat(context.getBean(LockClient.class).lock("stats:" + day).isLocked())

@@ -183,7 +183,8 @@ class DistlockAutoConfigurationTest {
                     DataSource ds = context.getBean(DataSource.class);
                     assertThat(tableExists(ds, "boot_locks_lock")).isTrue();
                     assertThat(tableExists(ds, "distlock_lock")).isFalse();
-                    assertThat(context.getBean(LockClient.class).lock("a").tryLock()).isTrue();
+                    assertThat(context.getBean(LockClient.class).lock("a").tryLock())
+                            .isTrue();
                 });
     }
 
@@ -202,7 +203,8 @@ class DistlockAutoConfigurationTest {
                 .run(context -> assertThat(context)
                         .hasFailed()
                         .getFailure()
-                        .hasStackTraceContaining("distlock.jdbc.mode must be table, row-lock or advisory: 'sometimes'"));
+                        .hasStackTraceContaining(
+                                "distlock.jdbc.mode must be table, row-lock or advisory: 'sometimes'"));
     }
 
     @Test
@@ -221,13 +223,12 @@ class DistlockAutoConfigurationTest {
     void inMemoryCustomizer_canShareAServerBetweenContexts() {
         InMemoryLockServer server = InMemoryLockServer.create();
         ApplicationContextRunner shared = runner.withPropertyValues("distlock.backend=in-memory")
-                .withBean(
-                        "shareServer",
-                        LockClientBuilderCustomizer.class,
-                        () -> (LockClientBuilderCustomizer<InMemoryLockClient.Builder>) b -> b.server(server));
+                .withBean("shareServer", LockClientBuilderCustomizer.class, () ->
+                        (LockClientBuilderCustomizer<InMemoryLockClient.Builder>) b -> b.server(server));
         shared.run(first -> shared.run(second -> {
             assertThat(first.getBean(LockClient.class).lock("shared").tryLock()).isTrue();
-            assertThat(second.getBean(LockClient.class).lock("shared").isLocked()).isTrue();
+            assertThat(second.getBean(LockClient.class).lock("shared").isLocked())
+                    .isTrue();
         }));
     }
 
@@ -259,16 +260,20 @@ class DistlockAutoConfigurationTest {
             LockHold hold = context.getBean(LockClient.class).lock("stuck").acquire();
             WebEndpointResponse<Map<String, Object>> refused = ep.forceUnlock("stuck");
             assertThat(refused.getStatus()).isEqualTo(DistlockEndpoint.STATUS_FORBIDDEN);
-            assertThat(context.getBean(LockClient.class).lock("stuck").isLocked()).isTrue();
+            assertThat(context.getBean(LockClient.class).lock("stuck").isLocked())
+                    .isTrue();
             assertThat(hold.isValid()).isTrue();
         });
-        endpoint.withPropertyValues("distlock.actuator.force-unlock-enabled=true").run(context -> {
-            DistlockEndpoint ep = context.getBean(DistlockEndpoint.class);
-            var unused = context.getBean(LockClient.class).lock("stuck").acquire();
-            assertThat(ep.inspect("stuck")).isNotNull();
-            assertThat(ep.forceUnlock("stuck").getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
-            assertThat(ep.inspect("stuck")).as("the store no longer has the hold").isNull();
-        });
+        endpoint.withPropertyValues("distlock.actuator.force-unlock-enabled=true")
+                .run(context -> {
+                    DistlockEndpoint ep = context.getBean(DistlockEndpoint.class);
+                    var unused = context.getBean(LockClient.class).lock("stuck").acquire();
+                    assertThat(ep.inspect("stuck")).isNotNull();
+                    assertThat(ep.forceUnlock("stuck").getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
+                    assertThat(ep.inspect("stuck"))
+                            .as("the store no longer has the hold")
+                            .isNull();
+                });
     }
 
     @Test

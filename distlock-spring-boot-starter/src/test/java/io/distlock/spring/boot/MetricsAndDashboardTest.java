@@ -112,9 +112,13 @@ class MetricsAndDashboardTest {
                 .run(context -> {
                     exercise(context);
                     MeterRegistry meters = context.getBean(MeterRegistry.class);
-                    assertThat(meters.get("distlock.acquire").tags("name", "jobs").timers())
+                    assertThat(meters.get("distlock.acquire")
+                                    .tags("name", "jobs")
+                                    .timers())
                             .isNotEmpty();
-                    assertThat(meters.find("distlock.acquire").tag("name", "jobs:one").meters())
+                    assertThat(meters.find("distlock.acquire")
+                                    .tag("name", "jobs:one")
+                                    .meters())
                             .isEmpty();
                 });
     }
