@@ -277,6 +277,25 @@ class DistlockAutoConfigurationTest {
     }
 
     @Test
+    void disabledWithTheApplicationsClient_stillGivesEndpointAndHealth() {
+        runner.withUserConfiguration(OwnClient.class)
+                .withPropertyValues(
+                        "distlock.enabled=false",
+                        "spring.jmx.enabled=true",
+                        "management.endpoints.jmx.exposure.include=distlock")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context).doesNotHaveBean(LockTemplate.class);
+                    assertThat(context.getBean(DistlockEndpoint.class).holds().holds())
+                            .isEmpty();
+                    assertThat(context.getBean(DistlockHealthIndicator.class)
+                                    .health()
+                                    .getStatus())
+                            .isEqualTo(Status.UP);
+                });
+    }
+
+    @Test
     void endpointNotExposed_isNotCreated() {
         runner.withPropertyValues("distlock.backend=in-memory")
                 .run(context -> assertThat(context).doesNotHaveBean(DistlockEndpoint.class));
