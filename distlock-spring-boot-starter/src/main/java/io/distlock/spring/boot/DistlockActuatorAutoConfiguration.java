@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.actuate.health.HealthIndicator;
@@ -34,10 +35,12 @@ public class DistlockActuatorAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnAvailableEndpoint(endpoint = DistlockEndpoint.class)
-    DistlockEndpoint distlockEndpoint(LockClient client, HeldLocks held, DistlockProperties properties) {
+    DistlockEndpoint distlockEndpoint(
+            LockClient client, ObjectProvider<HeldLocks> held, DistlockProperties properties) {
+        // without distlock's own configuration (an application's client, distlock.enabled=false) nothing is listed
         return new DistlockEndpoint(
                 client,
-                held,
+                held.getIfAvailable(HeldLocks::new),
                 DistlockBackend.tag(client),
                 properties.getActuator().isForceUnlockEnabled());
     }
