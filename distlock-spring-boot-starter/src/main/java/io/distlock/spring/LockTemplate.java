@@ -179,13 +179,14 @@ public final class LockTemplate {
             if (fencingToken != token) {
                 return;
             }
-            HeldLocks.Entry e = entry;
-            if (e != null) {
-                e.lost = true;
-            }
+            // the event first: whoever sees the entry lost also finds the lost-holds counter counted
             Observation o = observation;
             if (o != null) {
                 o.event(Observation.Event.of("lost", "the client found the hold lost"));
+            }
+            HeldLocks.Entry e = entry;
+            if (e != null) {
+                e.lost = true;
             }
             log.warn(
                     "distlock: hold of '{}' (token {}) was lost; guarded work may overlap another owner's",
