@@ -1,6 +1,7 @@
 package io.distlock;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A count-down latch shared by every process that uses the same name on the same store.
@@ -68,4 +69,14 @@ public interface DistributedCountDownLatch {
      * @throws DistributedLockException if the store cannot be reached
      */
     boolean await(Duration timeout) throws InterruptedException;
+
+    /**
+     * Waits for the count to reach zero without blocking the caller: the future completes with true when it does,
+     * false when {@code timeout} runs out first. No thread waits meanwhile (the store's zero wake-up or a timer
+     * schedules the next check), and the future completes on the client's executor. Cancelling it ends the wait and
+     * closes its subscription.
+     *
+     * @throws NullPointerException if {@code timeout} is null
+     */
+    CompletableFuture<Boolean> awaitAsync(Duration timeout);
 }

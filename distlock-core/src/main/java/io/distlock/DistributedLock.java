@@ -2,6 +2,7 @@ package io.distlock;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
@@ -178,6 +179,35 @@ public interface DistributedLock extends Lock {
      * @throws DistributedLockException if the store cannot be reached
      */
     Optional<LockHold> tryAcquire(Duration wait, Duration lease) throws InterruptedException;
+
+    /**
+     * Acquires the lock for a new {@link LockHold} without blocking the caller: the future completes with the hold
+     * once the lock is granted, however long that takes. No thread waits meanwhile: the waiter is woken by the store's
+     * wake-up (or its retry timer), and the future completes on the client's executor, never on the store's I/O
+     * thread. The watchdog renews the hold's lease until it is released.
+     *
+     * <p>Cancelling the future (or completing it in any other way from outside, as {@code orTimeout} does) ends the
+     * wait and leaves nothing behind: no queue entry, and a hold granted while the cancel was on its way is released.
+     * The future completes exceptionally with {@link DistributedLockException} (the store's failure as its cause) if
+     * the store cannot be reached, with {@link java.util.concurrent.RejectedExecutionException} if the client already
+     * has its maximum of waiters, and with {@link IllegalStateException} if the client is closed or closes meanwhile.
+     */
+    CompletableFuture<LockHold> acquireAsync();
+
+    /**
+     * As {@link #acquireAsync()}, waiting at most {@code wait}: the future completes with the hold, or empty when the
+     * wait runs out (a zero or negative wait makes one attempt); a timeout leaves nothing behind.
+     *
+     * @throws NullPointerException if {@code wait} is null
+     */
+    CompletableFuture<Optional<LockHold>> tryAcquireAsync(Duration wait);
+
+    /**
+     * As {@link #tryAcquireAsync(Duration)}, for a hold with a fixed {@code lease} that the watchdog does not renew.
+     *
+     * @throws IllegalArgumentException if {@code lease} is not positive
+     */
+    CompletableFuture<Optional<LockHold>> tryAcquireAsync(Duration wait, Duration lease);
 
     /** Adds a listener for the holds taken through this lock object. */
     void addListener(LockListener listener);

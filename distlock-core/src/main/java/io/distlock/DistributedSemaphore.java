@@ -2,6 +2,7 @@ package io.distlock;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A counting semaphore shared by every process that uses the same name on the same store, whose every acquisition is
@@ -76,6 +77,31 @@ public interface DistributedSemaphore {
      *     positive
      */
     Optional<PermitHold> tryAcquire(int permits, Duration wait, Duration lease) throws InterruptedException;
+
+    /**
+     * Acquires {@code permits} for a new {@link PermitHold} without blocking the caller, waiting as long as it takes;
+     * no thread waits meanwhile, and the future completes on the client's executor. Cancelling it leaves nothing
+     * behind (as {@link DistributedLock#acquireAsync()} describes).
+     *
+     * @throws IllegalArgumentException if {@code permits} is not between 1 and the size
+     */
+    CompletableFuture<PermitHold> acquireAsync(int permits);
+
+    /**
+     * As {@link #acquireAsync(int)}, waiting at most {@code wait}: empty when the wait runs out, leaving nothing.
+     *
+     * @throws IllegalArgumentException if {@code permits} is not between 1 and the size
+     */
+    CompletableFuture<Optional<PermitHold>> tryAcquireAsync(int permits, Duration wait);
+
+    /**
+     * As {@link #tryAcquireAsync(int, Duration)}, for a hold with a fixed {@code lease} that the watchdog does not
+     * renew.
+     *
+     * @throws IllegalArgumentException if {@code permits} is not between 1 and the size, or {@code lease} is not
+     *     positive
+     */
+    CompletableFuture<Optional<PermitHold>> tryAcquireAsync(int permits, Duration wait, Duration lease);
 
     /**
      * The permits no live hold has now, as the store counts them (one round trip). Only a snapshot: another client

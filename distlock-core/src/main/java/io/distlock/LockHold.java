@@ -1,5 +1,7 @@
 package io.distlock;
 
+import java.util.concurrent.CompletableFuture;
+
 /**
  * One acquisition of a lock, owned by this handle rather than by a thread.
  *
@@ -38,6 +40,13 @@ public interface LockHold extends AutoCloseable {
      * @throws DistributedLockException if the store could not be reached; the hold then expires with its lease
      */
     void release();
+
+    /**
+     * Releases the hold without blocking the caller: the release runs on the client's executor and the future
+     * completes there, exceptionally with what {@link #release()} would have thrown (a {@link LockLostException} when
+     * the hold was lost first).
+     */
+    CompletableFuture<Void> releaseAsync();
 
     /**
      * Releases the hold if it is still in force; does nothing if it was already released. A hold that was lost throws

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The benchmark entry point: {@code java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|engine> [options]}.
+ * The benchmark entry point: {@code java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|redis-async|zookeeper-sync|jdbc-sync|redis-sync|multilock|engine> [options]}.
  *
  * <pre>
  * --seconds N          measured seconds per phase (default 5; quick: 2)
@@ -76,7 +76,12 @@ public final class BenchMain {
                     "redis-floor",
                     "redis-names",
                     "redis-ratios",
-                    "engine" -> parts.add(what);
+                    "redis-async",
+                    "zookeeper-sync",
+                    "engine",
+                    "jdbc-sync",
+                    "redis-sync",
+                    "multilock" -> parts.add(what);
             default -> {
                 usage(System.err);
                 throw new IllegalArgumentException("unknown benchmark: " + what);
@@ -95,9 +100,14 @@ public final class BenchMain {
                 case "redis-floor" -> RedisBench.floorWithBusyCore(redis, phase, out);
                 case "redis-names" -> RedisBench.names(redis, phase, out);
                 case "redis-ratios" -> RedisBench.ratios(redis, phase, out);
+                case "redis-async" -> AsyncBench.run(redis, phase, out);
+                case "redis-sync" -> runSync(redis, phase, out);
                 case "engine" -> EngineBench.run(redis, phase, out);
+                case "multilock" -> MultiLockBench.run(phase, out);
                 case "jdbc" -> JdbcBench.run(mariadb, postgres, phase, out);
+                case "jdbc-sync" -> JdbcSyncBench.run(mariadb, postgres, phase, out);
                 case "zookeeper" -> ZooKeeperBench.run(zookeeper, phase, out);
+                case "zookeeper-sync" -> ZooKeeperSyncBench.run(zookeeper, phase, out);
                 case "etcd" -> EtcdBench.run(etcd, phase, out);
                 default -> throw new AssertionError(part);
             }
@@ -106,9 +116,17 @@ public final class BenchMain {
         System.exit(0); // peer clients leave non-daemon threads behind
     }
 
+    private static void runSync(String redis, Duration phase, PrintStream out) {
+        try {
+            RedisSyncBench.run(redis, phase, out);
+        } catch (Exception e) {
+            throw new IllegalStateException("redis-sync benchmark failed", e);
+        }
+    }
+
     private static void usage(PrintStream out) {
         out.println(
-                "usage: java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|engine> [--seconds N]"
+                "usage: java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|redis-async|zookeeper-sync|jdbc-sync|redis-sync|multilock|engine> [--seconds N]"
                         + " [--redis URI] [--mariadb JDBC-URL] [--postgres JDBC-URL] [--zookeeper HOST:PORT] [--etcd URL] [--csv FILE]");
     }
 }

@@ -19,6 +19,11 @@ record AcquireCall(
         return new AcquireCall(owner, true, fixedLease, waitNanos, interruptible);
     }
 
+    /** An asynchronous acquire of a fresh handle: no thread of the caller's waits, so none is interrupted. */
+    static AcquireCall ofAsync(OwnerId owner, @Nullable Duration fixedLease, long waitNanos) {
+        return new AcquireCall(owner, false, fixedLease, waitNanos, false);
+    }
+
     /** An acquire of a fresh handle (a LockHold or PermitHold), which an interrupt ends. */
     static AcquireCall ofHandle(OwnerId owner, @Nullable Duration fixedLease, long waitNanos) {
         return new AcquireCall(owner, false, fixedLease, waitNanos, true);

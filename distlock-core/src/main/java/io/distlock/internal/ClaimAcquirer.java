@@ -1,14 +1,15 @@
 package io.distlock.internal;
 
-import io.distlock.spi.Attempt;
 import io.distlock.spi.Claim;
 import io.distlock.spi.ClaimStore;
 import io.distlock.spi.Lease;
 import io.distlock.spi.Mode;
 import io.distlock.spi.OwnerId;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,16 +38,16 @@ import org.slf4j.LoggerFactory;
 /** The acquire half of a {@link ClaimEngine}: attempts, re-entry, waiting and wake-ups. */
 final class ClaimAcquirer {
     private static final Logger log = LoggerFactory.getLogger(ClaimAcquirer.class);
-    private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    private static final long POLL_BASE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
-    private static final long POLL_CAP_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    static final long POLL_BASE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    static final long POLL_CAP_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
-    private final ClaimEngine engine;
-    private final NameStates<ClaimHold, ClaimState> states;
+    final ClaimEngine engine;
+    final NameStates<ClaimHold, ClaimState> states;
     private final HoldKeeper<ClaimHold, ClaimState> keeper;
-    private final ClaimStore store;
-    private final EngineConfig config;
-    private final Ticker ticker;
+    final ClaimStore store;
+    final EngineConfig config;
+    final Ticker ticker;
 
     ClaimAcquirer(
             ClaimEngine engine,
@@ -68,105 +69,120 @@ final class ClaimAcquirer {
      */
     @Nullable
     ClaimHold acquire(ClaimView view, int permits, AcquireCall call) throws InterruptedException {
-        OwnerId owner = call.owner();
-        boolean threadView = call.threadView();
-        Duration fixedLease = call.fixedLease();
-        long waitNanos = call.waitNanos();
-        boolean interruptible = call.interruptible();
         engine.ensureOpen();
         long start = ticker.read();
         ClaimState s = states.enter(view.name);
-        ClaimWaiter.Parked w = null;
         boolean interrupted = false;
         try {
-            if (threadView) {
-                ClaimHold again = reenter(s, owner, view);
+            if (call.threadView()) {
+                ClaimHold again = reenter(s, call.owner(), view);
                 if (again != null) {
                     return again;
                 }
             }
-            Lease lease = fixedLease != null ? Lease.fixed(fixedLease) : Lease.renewed(config.watchdogLease());
-            Claim claim = Claim.of(s.key, view.kind, view.mode, permits, view.size, owner, lease);
-            boolean mayWait = waitNanos > 0;
-            long deadline = start + waitNanos;
-            Backoff backoff = null;
-            boolean notifies = true;
-            for (; ; ) {
-                if (engine.isClosed()) {
-                    if (w != null) {
-                        giveUp(s, w, claim); // the client closed under a waiter: its queue entry goes too
-                    }
-                    engine.ensureOpen();
-                }
-                if (w != null) {
-                    w.woken = false; // a wake-up from here on means: try again without parking
-                }
-                long sent = ticker.read();
-                Attempt answer;
-                try {
-                    answer = store.tryAcquire(claim, mayWait);
-                } catch (IllegalStateException e) {
-                    leave(s, w); // the name is another kind, or a semaphore of another size: nothing was written
-                    throw e;
-                } catch (RuntimeException e) {
-                    leave(s, w);
-                    abandonQuietly(claim); // the grant may have happened with its answer lost
-                    if (interruptible && StoreCalls.interruptedBy(e)) {
-                        InterruptedException ie =
-                                new InterruptedException("interrupted while asking the store for " + view.describe());
-                        ie.initCause(e);
-                        throw ie;
-                    }
-                    throw StoreCalls.storeFailure("acquire", s.key, e);
-                }
-                if (answer instanceof Attempt.Acquired acquired) {
-                    ClaimHold h = new ClaimHold(engine, s, view, claim, acquired.fencingToken(), threadView, sent);
-                    install(s, w, h);
-                    config.metrics().acquired(view.name, ticker.read() - start);
-                    view.listeners.acquired(h.fencingToken());
-                    return h;
-                }
-                if (!mayWait) {
-                    config.metrics().notAcquired(view.name, 0);
-                    return null;
-                }
-                long retry = Math.max(MIN_RETRY_NANOS, nanos(((Attempt.Busy) answer).retryWithin()));
-                if (w == null) {
-                    // subscribe, then try again at once: a release between the busy answer and the subscription
-                    // would otherwise be missed
-                    notifies = subscribe(s);
-                    w = new ClaimWaiter.Parked();
-                    join(s, w);
-                    continue;
-                }
-                if (!notifies) {
-                    if (backoff == null) {
-                        backoff = new Backoff(POLL_BASE_NANOS, POLL_CAP_NANOS);
-                    }
-                    retry = Math.min(retry, backoff.nextNanos());
-                }
-                long now = ticker.read();
-                if (now - deadline >= 0) {
-                    giveUp(s, w, claim);
-                    config.metrics().notAcquired(view.name, now - start);
-                    return null;
-                }
+            ClaimAttempt run = new ClaimAttempt(this, view, s, claim(s, view, permits, call), call, start, PARKED);
+            while (!run.step()) {
+                ClaimWaiter.Flagged w = Objects.requireNonNull(run.waiter());
                 if (!w.woken) {
-                    LockSupport.parkNanos(this, Math.min(deadline - now, retry));
+                    LockSupport.parkNanos(this, run.waitNanos);
                 }
                 if (Thread.interrupted()) {
-                    if (interruptible) {
-                        giveUp(s, w, claim);
+                    if (call.interruptible()) {
+                        run.giveUp();
                         throw new InterruptedException("interrupted while waiting for " + view.describe());
                     }
                     interrupted = true;
                 }
             }
+            return run.result;
         } finally {
             states.exit(s);
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    private static final Supplier<ClaimWaiter.Flagged> PARKED = ClaimWaiter.Parked::new;
+
+    private Claim claim(ClaimState s, ClaimView view, int permits, AcquireCall call) {
+        Duration fixedLease = call.fixedLease();
+        Lease lease = fixedLease != null ? Lease.fixed(fixedLease) : Lease.renewed(config.watchdogLease());
+        return Claim.of(s.key, view.kind, view.mode, permits, view.size, call.owner(), lease);
+    }
+
+    /**
+     * Starts an acquire of {@code permits} of {@code view} for a fresh handle whose steps run on the client's
+     * executor. The caller has counted the waiter in the client's limit; {@code onEnd} uncounts it.
+     */
+    <T> AsyncWait<T> acquireAsync(
+            ClaimView view, int permits, AcquireCall call, AsyncWait.Deliver<T> deliver, Runnable onEnd) {
+        engine.ensureOpen();
+        ClaimState s = states.enter(view.name);
+        try {
+            return new AsyncClaimWait<>(this, view, s, claim(s, view, permits, call), call, deliver, onEnd);
+        } catch (RuntimeException e) {
+            states.exit(s);
+            throw e;
+        }
+    }
+
+    /** The asynchronous acquire of a claim: {@link ClaimAttempt}'s steps driven by {@link AsyncWait}. */
+    private static final class AsyncClaimWait<T> extends AsyncWait<T> {
+        private final ClaimAcquirer a;
+        private final ClaimAttempt run;
+        private final Runnable onEnd;
+        private final Deliver<T> deliver;
+
+        AsyncClaimWait(
+                ClaimAcquirer a,
+                ClaimView view,
+                ClaimState s,
+                Claim claim,
+                AcquireCall call,
+                Deliver<T> deliver,
+                Runnable onEnd) {
+            super(a.engine.host().async());
+            this.deliver = deliver;
+            this.a = a;
+            this.onEnd = onEnd;
+            this.run = new ClaimAttempt(a, view, s, claim, call, a.ticker.read(), this::callback);
+        }
+
+        private ClaimWaiter.Flagged callback() {
+            return new ClaimWaiter.Callback(this::schedule);
+        }
+
+        @Override
+        boolean step() throws InterruptedException {
+            return run.step();
+        }
+
+        @Override
+        long waitNanos() {
+            return run.waitNanos;
+        }
+
+        @Override
+        @Nullable
+        EngineHold result() {
+            return run.result;
+        }
+
+        @Override
+        T value(@Nullable EngineHold hold) {
+            return deliver.value(hold);
+        }
+
+        @Override
+        void abandon() {
+            run.giveUp();
+        }
+
+        @Override
+        void end() {
+            a.states.exit(run.s);
+            onEnd.run();
         }
     }
 
@@ -200,7 +216,7 @@ final class ClaimAcquirer {
         return null;
     }
 
-    private void install(ClaimState s, ClaimWaiter.@Nullable Parked w, ClaimHold h) {
+    void install(ClaimState s, @Nullable ClaimWaiter w, ClaimHold h) {
         s.mutex.lock();
         try {
             s.granted(w, h);
@@ -210,7 +226,7 @@ final class ClaimAcquirer {
         keeper.activate(h);
     }
 
-    private static void join(ClaimState s, ClaimWaiter w) {
+    static void join(ClaimState s, ClaimWaiter w) {
         s.mutex.lock();
         try {
             s.join(w);
@@ -219,7 +235,7 @@ final class ClaimAcquirer {
         }
     }
 
-    private static void leave(ClaimState s, @Nullable ClaimWaiter w) {
+    static void leave(ClaimState s, @Nullable ClaimWaiter w) {
         if (w == null) {
             return;
         }
@@ -231,12 +247,12 @@ final class ClaimAcquirer {
         }
     }
 
-    private void giveUp(ClaimState s, ClaimWaiter w, Claim claim) {
+    void giveUp(ClaimState s, ClaimWaiter w, Claim claim) {
         leave(s, w);
         abandonQuietly(claim);
     }
 
-    private boolean subscribe(ClaimState s) {
+    boolean subscribe(ClaimState s) {
         return s.subscribe(() -> store.subscribe(s.key, () -> onWake(s)));
     }
 
@@ -249,7 +265,7 @@ final class ClaimAcquirer {
         }
     }
 
-    private void abandonQuietly(Claim claim) {
+    void abandonQuietly(Claim claim) {
         try {
             store.abandon(claim);
         } catch (RuntimeException e) {
@@ -257,7 +273,7 @@ final class ClaimAcquirer {
         }
     }
 
-    private static long nanos(Duration d) {
+    static long nanos(Duration d) {
         try {
             return d.toNanos();
         } catch (ArithmeticException e) {

@@ -4,6 +4,7 @@ import io.distlock.spi.ClaimStore;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.Mode;
 import io.distlock.spi.OwnerId;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import org.jspecify.annotations.Nullable;
 
@@ -84,6 +85,22 @@ final class ClaimEngine {
         } finally {
             limit.exit();
         }
+    }
+
+    /** Starts an asynchronous acquire of {@code permits} of {@code view}; see {@link AsyncWait}. */
+    <T> CompletableFuture<T> acquireAsync(ClaimView view, int permits, AcquireCall call, AsyncWait.Deliver<T> deliver) {
+        if (closed || host.isClosed()) {
+            return CompletableFuture.failedFuture(host.closedException());
+        }
+        return host.async()
+                .start(
+                        call.waitNanos(),
+                        () -> "a wait for " + view.describe(),
+                        onEnd -> acquirer.acquireAsync(view, permits, call, deliver, onEnd));
+    }
+
+    LockEngine host() {
+        return host;
     }
 
     // ---------------------------------------------------------------- release

@@ -38,6 +38,11 @@ final class ClaimHold extends EngineHold implements PermitHold {
     }
 
     @Override
+    AsyncSupport async() {
+        return engine.host().async();
+    }
+
+    @Override
     OwnerId owner() {
         return claim.owner();
     }

@@ -2,6 +2,7 @@ package io.distlock.internal;
 
 import io.distlock.DistributedLock;
 import io.distlock.spi.Mode;
+import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /** The read or the write view of a {@link EngineReadWriteLock}: a {@link DistributedLock} over a {@link ClaimEngine}. */
@@ -24,6 +25,11 @@ final class ClaimLock extends LockView {
     @Nullable
     ClaimHold acquire(AcquireCall call) throws InterruptedException {
         return engine.acquire(view, 1, call);
+    }
+
+    @Override
+    <T> CompletableFuture<T> acquireAsync(AcquireCall call, AsyncWait.Deliver<T> deliver) {
+        return engine.acquireAsync(view, 1, call, deliver);
     }
 
     /** The thread's valid hold of this view's mode. */

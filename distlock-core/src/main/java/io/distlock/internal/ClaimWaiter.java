@@ -3,25 +3,43 @@ package io.distlock.internal;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A waiter of a {@link ClaimEngine}: woken when a claim of its name may have become grantable (a wake-up from the
- * store, a local release or loss). A parked thread here; a waiter that completes a future is the same interface with a
- * callback that schedules the next attempt instead of unparking a thread.
+ * A waiter of a {@link ClaimEngine} or a latch: woken when a claim of its name may have become grantable (a wake-up
+ * from the store, a local release or loss) or a count may have reached zero. A parked thread ({@link Parked}), or an
+ * asynchronous wait whose wake-up schedules its next step ({@link Callback}).
  */
 interface ClaimWaiter {
 
     /** Asks the waiter to try again; never blocks (it runs on the store's I/O thread). */
     void wake();
 
-    /** A thread parked in {@link ClaimEngine#acquire}. */
-    final class Parked implements ClaimWaiter {
-        private final Thread thread = Thread.currentThread();
-        /** Set by {@link #wake}, consumed by the thread before each attempt, so a wake-up during one is not missed. */
+    /** A waiter that records its wake-ups: each is consumed before an attempt, so one during it is not missed. */
+    abstract class Flagged implements ClaimWaiter {
         volatile boolean woken;
+    }
+
+    /** A thread parked in {@link ClaimEngine#acquire} or a latch's await. */
+    final class Parked extends Flagged {
+        private final Thread thread = Thread.currentThread();
 
         @Override
         public void wake() {
             woken = true;
             LockSupport.unpark(thread);
+        }
+    }
+
+    /** An asynchronous wait: a wake-up runs {@code onWake}, which schedules the wait's next step. */
+    final class Callback extends Flagged {
+        private final Runnable onWake;
+
+        Callback(Runnable onWake) {
+            this.onWake = onWake;
+        }
+
+        @Override
+        public void wake() {
+            woken = true;
+            onWake.run();
         }
     }
 }

@@ -4,6 +4,8 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Objects;
+import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a backend's builder hands to {@link LockEngine}.
@@ -16,7 +18,10 @@ import java.util.Objects;
  * @param handOffLimit how many times in a row a release may hand the lock straight to a waiting thread of the same
  *     client before it releases through the store, giving other clients a chance
  * @param latchExpiry how long a count-down latch's data stays in the store without a change
- * @param maxWaiters how many acquires and latch awaits of the client may wait at once; one more is refused at once
+ * @param maxWaiters how many acquires and latch awaits of the client may wait at once (asynchronous ones too); one
+ *     more is refused at once
+ * @param asyncExecutor where asynchronous acquires run their steps and complete their futures; null: the client's own
+ *     small pool of daemon threads, shut down with the client (a given executor is left running)
  */
 public record EngineConfig(
         String clientId,
@@ -25,7 +30,8 @@ public record EngineConfig(
         LockMetrics metrics,
         int handOffLimit,
         Duration latchExpiry,
-        int maxWaiters) {
+        int maxWaiters,
+        @Nullable Executor asyncExecutor) {
 
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
     public static final int DEFAULT_HAND_OFF_LIMIT = 16;
@@ -58,7 +64,8 @@ public record EngineConfig(
                 LockMetrics.NONE,
                 DEFAULT_HAND_OFF_LIMIT,
                 DEFAULT_LATCH_EXPIRY,
-                DEFAULT_MAX_WAITERS);
+                DEFAULT_MAX_WAITERS,
+                null);
     }
 
     /** A fresh client id labelled with the process id, so an operator can tell which process wrote a hold. */
@@ -85,30 +92,46 @@ public record EngineConfig(
     /** The client id {@link #newClientId(String) made} from this label: the label followed by a fresh secret. */
     public EngineConfig withClientId(String label) {
         return new EngineConfig(
-                newClientId(label), watchdogLease, ticker, metrics, handOffLimit, latchExpiry, maxWaiters);
+                newClientId(label),
+                watchdogLease,
+                ticker,
+                metrics,
+                handOffLimit,
+                latchExpiry,
+                maxWaiters,
+                asyncExecutor);
     }
 
     public EngineConfig withWatchdogLease(Duration value) {
-        return new EngineConfig(clientId, value, ticker, metrics, handOffLimit, latchExpiry, maxWaiters);
+        return new EngineConfig(clientId, value, ticker, metrics, handOffLimit, latchExpiry, maxWaiters, asyncExecutor);
     }
 
     public EngineConfig withTicker(Ticker value) {
-        return new EngineConfig(clientId, watchdogLease, value, metrics, handOffLimit, latchExpiry, maxWaiters);
+        return new EngineConfig(
+                clientId, watchdogLease, value, metrics, handOffLimit, latchExpiry, maxWaiters, asyncExecutor);
     }
 
     public EngineConfig withMetrics(LockMetrics value) {
-        return new EngineConfig(clientId, watchdogLease, ticker, value, handOffLimit, latchExpiry, maxWaiters);
+        return new EngineConfig(
+                clientId, watchdogLease, ticker, value, handOffLimit, latchExpiry, maxWaiters, asyncExecutor);
     }
 
     public EngineConfig withHandOffLimit(int value) {
-        return new EngineConfig(clientId, watchdogLease, ticker, metrics, value, latchExpiry, maxWaiters);
+        return new EngineConfig(
+                clientId, watchdogLease, ticker, metrics, value, latchExpiry, maxWaiters, asyncExecutor);
     }
 
     public EngineConfig withMaxWaiters(int value) {
-        return new EngineConfig(clientId, watchdogLease, ticker, metrics, handOffLimit, latchExpiry, value);
+        return new EngineConfig(
+                clientId, watchdogLease, ticker, metrics, handOffLimit, latchExpiry, value, asyncExecutor);
+    }
+
+    public EngineConfig withAsyncExecutor(@Nullable Executor value) {
+        return new EngineConfig(clientId, watchdogLease, ticker, metrics, handOffLimit, latchExpiry, maxWaiters, value);
     }
 
     public EngineConfig withLatchExpiry(Duration value) {
-        return new EngineConfig(clientId, watchdogLease, ticker, metrics, handOffLimit, value, maxWaiters);
+        return new EngineConfig(
+                clientId, watchdogLease, ticker, metrics, handOffLimit, value, maxWaiters, asyncExecutor);
     }
 }

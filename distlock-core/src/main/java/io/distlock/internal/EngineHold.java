@@ -5,6 +5,7 @@ import io.distlock.LockLostException;
 import io.distlock.spi.HeldClaim;
 import io.distlock.spi.Mode;
 import io.distlock.spi.OwnerId;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
@@ -59,6 +60,9 @@ abstract class EngineHold implements LockHold, Watchdog.Renewable<HeldClaim> {
     /** The hold as its store keeps it. */
     abstract HeldClaim heldClaim();
 
+    /** Where the client runs asynchronous work. */
+    abstract AsyncSupport async();
+
     /** Ends the hold through its engine, as {@link #release} does for a handle. */
     abstract void releaseHold();
 
@@ -106,6 +110,14 @@ abstract class EngineHold implements LockHold, Watchdog.Renewable<HeldClaim> {
             throw new IllegalStateException("a thread's hold is released with unlock()");
         }
         releaseHold();
+    }
+
+    @Override
+    public CompletableFuture<Void> releaseAsync() {
+        if (threadView) {
+            throw new IllegalStateException("a thread's hold is released with unlock()");
+        }
+        return async().run(this::releaseHold);
     }
 
     @Override

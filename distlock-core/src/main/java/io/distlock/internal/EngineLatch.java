@@ -5,8 +5,10 @@ import io.distlock.spi.CounterStore;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.Subscription;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /*
  * Overview
@@ -134,6 +136,93 @@ final class EngineLatch implements DistributedCountDownLatch {
             }
         } finally {
             StoreCalls.closeQuietly(sub);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Boolean> awaitAsync(Duration timeout) {
+        long waitNanos = Checks.waitNanos(timeout, "timeout");
+        if (host.isClosed()) {
+            return CompletableFuture.failedFuture(host.closedException());
+        }
+        return host.async()
+                .start(
+                        waitNanos,
+                        () -> "an await of latch '" + key.name() + "'",
+                        onEnd -> new AsyncAwait(waitNanos, onEnd));
+    }
+
+    /** An await whose checks run on the client's executor, scheduled by the zero wake-up or a timer. */
+    private final class AsyncAwait extends AsyncWait<Boolean> {
+        private final long waitNanos;
+        private final long deadline;
+        private final Runnable onEnd;
+        private @Nullable Subscription sub;
+        private @Nullable Backoff backoff;
+        private boolean zero;
+        private long next;
+
+        AsyncAwait(long waitNanos, Runnable onEnd) {
+            super(host.async());
+            this.waitNanos = waitNanos;
+            this.deadline = ticker.read() + waitNanos;
+            this.onEnd = onEnd;
+        }
+
+        @Override
+        boolean step() {
+            if (sub == null) {
+                // the count first, as await does: a latch at zero or a wait of 0 needs no subscription
+                if (getCount() == 0) {
+                    zero = true;
+                    return true;
+                }
+                if (waitNanos <= 0) {
+                    return true;
+                }
+                Subscription s = StoreCalls.call("await", key, () -> store.watchZero(key, this::schedule));
+                sub = s;
+                backoff = s.notifies() ? null : new Backoff(POLL_BASE_NANOS, POLL_CAP_NANOS);
+            }
+            if (getCount() == 0) {
+                zero = true;
+                return true;
+            }
+            long now = ticker.read();
+            if (now - deadline >= 0) {
+                return true;
+            }
+            Backoff b = backoff;
+            next = Math.min(deadline - now, b == null ? RECHECK_NANOS : b.nextNanos());
+            return false;
+        }
+
+        @Override
+        long waitNanos() {
+            return next;
+        }
+
+        @Override
+        @Nullable
+        EngineHold result() {
+            return null;
+        }
+
+        @Override
+        Boolean value(@Nullable EngineHold hold) {
+            return zero;
+        }
+
+        @Override
+        void abandon() {}
+
+        @Override
+        void end() {
+            Subscription s = sub;
+            if (s != null) {
+                StoreCalls.closeQuietly(s);
+            }
+            onEnd.run();
         }
     }
 

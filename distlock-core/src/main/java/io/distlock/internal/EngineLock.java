@@ -1,6 +1,7 @@
 package io.distlock.internal;
 
 import io.distlock.DistributedLock;
+import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /** The one {@link DistributedLock} implementation of a plain or fair lock: a view of a name on a {@link LockEngine}. */
@@ -25,6 +26,11 @@ final class EngineLock extends LockView {
     @Nullable
     HoldImpl acquire(AcquireCall call) throws InterruptedException {
         return host.acquire(this, call);
+    }
+
+    @Override
+    <T> CompletableFuture<T> acquireAsync(AcquireCall call, AsyncWait.Deliver<T> deliver) {
+        return host.acquireAsync(this, call, deliver);
     }
 
     /** The thread's active hold, valid or not: its fencing token stays readable until the loss is found. */

@@ -10,6 +10,8 @@ import io.distlock.spi.Mode;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /** A semaphore: shared claims of permits of its size on a {@link ClaimEngine}, each an owned, leased hold. */
 final class EngineSemaphore implements DistributedSemaphore {
@@ -70,6 +72,38 @@ final class EngineSemaphore implements DistributedSemaphore {
         Duration fixed = Checks.lease(lease, "lease");
         return Optional.ofNullable(
                 engine.acquire(view, n, AcquireCall.ofHandle(host.newHoldOwner(), fixed, waitNanos)));
+    }
+
+    @Override
+    public CompletableFuture<PermitHold> acquireAsync(int permits) {
+        int n = checkPermits(permits);
+        return engine.acquireAsync(
+                view, n, AcquireCall.ofAsync(host.newHoldOwner(), null, FOREVER), EngineSemaphore::required);
+    }
+
+    @Override
+    public CompletableFuture<Optional<PermitHold>> tryAcquireAsync(int permits, Duration wait) {
+        int n = checkPermits(permits);
+        long waitNanos = Checks.waitNanos(wait, "wait");
+        return engine.acquireAsync(
+                view, n, AcquireCall.ofAsync(host.newHoldOwner(), null, waitNanos), EngineSemaphore::optional);
+    }
+
+    @Override
+    public CompletableFuture<Optional<PermitHold>> tryAcquireAsync(int permits, Duration wait, Duration lease) {
+        int n = checkPermits(permits);
+        long waitNanos = Checks.waitNanos(wait, "wait");
+        Duration fixed = Checks.lease(lease, "lease");
+        return engine.acquireAsync(
+                view, n, AcquireCall.ofAsync(host.newHoldOwner(), fixed, waitNanos), EngineSemaphore::optional);
+    }
+
+    private static PermitHold required(@Nullable EngineHold h) {
+        return (ClaimHold) Objects.requireNonNull(h, "an unbounded wait returned no hold");
+    }
+
+    private static Optional<PermitHold> optional(@Nullable EngineHold h) {
+        return Optional.ofNullable((ClaimHold) h);
     }
 
     @Override

@@ -152,6 +152,11 @@ final class HoldImpl extends EngineHold {
     }
 
     @Override
+    AsyncSupport async() {
+        return engine.async();
+    }
+
+    @Override
     OwnerId owner() {
         return owner;
     }

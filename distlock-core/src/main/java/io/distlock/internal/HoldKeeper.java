@@ -2,6 +2,7 @@ package io.distlock.internal;
 
 import io.distlock.spi.ClaimStore;
 import io.distlock.spi.HeldClaim;
+import io.distlock.spi.SessionHolds;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Set;
@@ -31,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * Loss
  *   A hold found lost is marked and told to its listeners once (tellLost). Its state drops it and keeps a thread's
  *   hold for the thread's next unlock, which throws LockLostException. The store's lease of the hold ends it there by
- *   itself; where a store keeps no lease (SessionHolds), LockLeases ends it there too.
+ *   itself; where a store keeps no lease (SessionHolds), endLostInStore ends it there too (LockLeases adds the check
+ *   that the lock's owner does not hold it again).
  *
  * Closing
  *   The client's close releases every live hold in the store once, best effort: a hold whose release fails ends with
@@ -213,14 +215,29 @@ class HoldKeeper<H extends EngineHold, S extends NameState<H>> implements Watchd
         return endsInStore(cause);
     }
 
-    /** Whether a hold told lost with {@code cause} is to be ended in the store: not where the store keeps leases. */
+    /**
+     * Whether a hold told lost with {@code cause} is to be ended in the store: not where the store keeps leases; where
+     * it keeps none (SessionHolds), always, whatever the cause: a hold whose renewal came too late (a slow store, a
+     * busy machine) would otherwise stay there, granted to nobody, for as long as its owner's session lasts.
+     */
     boolean endsInStore(@Nullable Throwable cause) {
-        return false;
+        return store instanceof SessionHolds;
     }
 
-    /** Ends a hold that {@link #tellLost} reported lost in the store; the store's own lease does it here. */
+    /**
+     * Ends a hold that {@link #tellLost} reported lost in the store: where the store keeps no lease, through {@link
+     * SessionHolds#abandonHold}, which ends that grant only; elsewhere the store's own lease does it.
+     */
     @Override
-    public void endLostInStore(H h) {}
+    public void endLostInStore(H h) {
+        if (store instanceof SessionHolds sessionHolds) {
+            try {
+                sessionHolds.abandonHold(h.heldClaim());
+            } catch (RuntimeException e) {
+                log.warn("distlock: could not end lost {} in the store; it ends with its session", h.describe(), e);
+            }
+        }
+    }
 
     /**
      * A thread's hold found expired on re-entry (its lease ran out before the watchdog noticed): marks it lost and

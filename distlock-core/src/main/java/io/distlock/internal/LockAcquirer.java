@@ -1,10 +1,5 @@
 package io.distlock.internal;
 
-import static io.distlock.internal.StoreCalls.interruptedBy;
-import static io.distlock.internal.StoreCalls.storeFailure;
-
-import io.distlock.spi.Attempt;
-import io.distlock.spi.Claim;
 import io.distlock.spi.ClaimStore;
 import io.distlock.spi.FreeSubscriptions;
 import io.distlock.spi.HandsOff;
@@ -51,23 +46,23 @@ import org.jspecify.annotations.Nullable;
  */
 /** The acquire half of a {@link LockEngine}: re-entry, the attempt loop and its timing; waiting is {@link LockWaiters}. */
 final class LockAcquirer {
-    private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    private static final long POLL_BASE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
-    private static final long POLL_CAP_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    static final long POLL_BASE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    static final long POLL_CAP_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     private static final long RECENTLY_BUSY_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final int RECENTLY_BUSY_MAX = 4096;
 
-    private final LockEngine engine;
-    private final NameStates<HoldImpl, LockState> states;
-    private final ClaimStore store;
-    private final @Nullable HandsOff handOffs;
-    private final LockWaiters waiters;
-    private final boolean queueOrdered;
+    final LockEngine engine;
+    final NameStates<HoldImpl, LockState> states;
+    final ClaimStore store;
+    final @Nullable HandsOff handOffs;
+    final LockWaiters waiters;
+    final boolean queueOrdered;
     private final boolean freeSubscriptions;
-    private final Lease renewedLease;
-    private final int spareTokens;
-    private final Ticker ticker;
-    private final LockMetrics metrics;
+    final Lease renewedLease;
+    final int spareTokens;
+    final Ticker ticker;
+    final LockMetrics metrics;
     private final LockLeases leases;
     /** Name -> when an attempt for it was last busy; see {@link #recentlyBusy}. Bounded by RECENTLY_BUSY_MAX. */
     private final ConcurrentHashMap<String, Long> recentlyBusy = new ConcurrentHashMap<>();
@@ -91,192 +86,102 @@ final class LockAcquirer {
     /** Acquires {@code lock} as {@code call} asks; null when the wait ran out (or a wait of 0's one attempt was busy). */
     @Nullable
     HoldImpl acquire(EngineLock lock, AcquireCall call) throws InterruptedException {
-        OwnerId owner = call.owner();
-        boolean threadView = call.threadView();
-        Duration fixedLease = call.fixedLease();
-        long waitNanos = call.waitNanos();
-        boolean interruptible = call.interruptible();
         ensureOpen();
         long start = ticker.read();
         LockState s = states.enter(lock.name());
         boolean interrupted = false;
         try {
-            if (threadView) {
-                HoldImpl reentered = reenter(s, owner);
+            if (call.threadView()) {
+                HoldImpl reentered = reenter(s, call.owner());
                 if (reentered != null) {
                     return reentered;
                 }
             }
-            // every local waiter in the store's queue (fair locks; stores whose queue is the only order)
-            boolean queued = lock.fair || (queueOrdered && handOffs == null);
-            boolean mayWait = waitNanos > 0;
-            long deadline = start + waitNanos;
-            long nextTryAt = start;
-            Backoff backoff = null;
-            boolean subscribed = false;
-            boolean notifies = true;
-            Waiter w = null;
-            int wakeUpsBefore = 0;
-            for (; ; ) {
-                boolean attempt;
-                boolean queueAttempt = false;
-                // whether this waiter is the one that talks to the store now, so its retry time matters
-                boolean competing = false;
-                s.mutex.lock();
-                try {
-                    if (closed()) {
-                        if (w != null) {
-                            s.waiters.remove(w);
-                        }
-                        throw closedException();
-                    }
-                    if (w != null && w.status == Waiter.Status.GRANTED) {
-                        HoldImpl grant = Objects.requireNonNull(w.grant);
-                        if (w.grantedByStore) {
-                            metrics.acquired(lock.name(), ticker.read() - start);
-                            lock.fireAcquired(grant.fencingToken);
-                        }
-                        return grant;
-                    }
-                    long now = ticker.read();
-                    if (w != null && w.status == Waiter.Status.CLAIMED) {
-                        attempt = false;
-                    } else if (queued) {
-                        competing = true;
-                        attempt = w == null || w.signalled || now - nextTryAt >= 0;
-                    } else {
-                        HoldImpl holder = s.holder;
-                        if (w == null && holder != null && !mayWait) {
-                            metrics.notAcquired(lock.name(), 0);
-                            return null; // another owner of this client holds it: no round trip needed
-                        }
-                        // a newcomer that may wait does not barge past this client's own waiters: the first of
-                        // them is woken to try (a barging newcomer would only make its attempt fail and queue again)
-                        Waiter first = s.firstLocal();
-                        competing = holder == null
-                                && (w == null ? first == null || !mayWait : w.inStoreQueue || first == w);
-                        attempt = competing && (w == null || w.signalled || now - nextTryAt >= 0);
-                    }
-                    if (attempt) {
-                        s.attemptsInFlight++;
-                        wakeUpsBefore = s.wakeUps;
-                    }
-                    if (w != null) {
-                        // consumed here; a signal after this point leaves an unpark permit, so none is missed
-                        w.signalled = false;
-                        // a release must not hand the lock to a waiter whose own attempt is on its way to the store
-                        w.attempting = attempt;
-                        if (attempt && mayWait && (queued || queueOrdered)) {
-                            queueAttempt = true;
-                            w.inStoreQueue |= !queued; // from now on it has a place to give back
-                        }
-                    }
-                } finally {
-                    s.mutex.unlock();
-                }
-
-                if (attempt) {
-                    Lease lease = fixedLease != null ? Lease.fixed(fixedLease) : renewedLease;
-                    long sent = ticker.read();
-                    Attempt result;
-                    try {
-                        if (!subscribed && (w != null || (mayWait && recentlyBusy(lock.name())))) {
-                            notifies = waiters.subscribe(s);
-                            subscribed = true;
-                        }
-                        sent = ticker.read();
-                        result = store.tryAcquire(
-                                Claim.lock(s.key, owner, lease, spareTokens), queueAttempt || (queued && mayWait));
-                    } catch (RuntimeException e) {
-                        attemptDone(s);
-                        waiters.leave(s, w);
-                        waiters.abandonQuietly(s.key, owner, lease); // the grant may have happened with its answer lost
-                        if (interruptible && interruptedBy(e)) {
-                            InterruptedException ie = new InterruptedException(
-                                    "interrupted while asking the store for lock '" + lock.name() + "'");
-                            ie.initCause(e);
-                            throw ie;
-                        }
-                        throw storeFailure("acquire", s.key, e);
-                    }
-                    attemptDone(s);
-                    if (result instanceof Attempt.Acquired acquired) {
-                        HoldImpl h = new HoldImpl(
-                                engine,
-                                s,
-                                lock,
-                                owner,
-                                threadView,
-                                acquired.fencingToken(),
-                                fixedLease,
-                                sent,
-                                lease.length().toNanos(),
-                                acquired.spareTokens());
-                        install(s, w, h);
-                        metrics.acquired(lock.name(), ticker.read() - start);
-                        lock.fireAcquired(h.fencingToken);
-                        return h;
-                    }
-                    if (!mayWait) {
-                        metrics.notAcquired(lock.name(), 0);
-                        return null;
-                    }
-                    if (w != null) {
-                        endAttempt(s, w);
-                    }
-                    long retry = Math.max(MIN_RETRY_NANOS, nanos(((Attempt.Busy) result).retryWithin()));
-                    if (w != null && !notifies) {
-                        if (backoff == null) {
-                            backoff = new Backoff(POLL_BASE_NANOS, POLL_CAP_NANOS);
-                        }
-                        retry = Math.min(retry, backoff.nextNanos());
-                    }
-                    nextTryAt = ticker.read() + retry;
-                    noteBusy(lock.name());
-                    if (w == null) {
-                        // subscribe, then re-check at once; an attempt made while subscribed was that re-check,
-                        // unless a wake-up came while it was on its way (it found no waiter to wake)
-                        w = waiters.join(
-                                s,
-                                lock,
-                                owner,
-                                threadView,
-                                fixedLease,
-                                queued,
-                                subscribed ? wakeUpsBefore : LockWaiters.JOIN_TRY);
-                        continue;
-                    }
-                } else if (w == null) {
-                    // a local owner holds the lock: wait for its release without asking the store
-                    w = waiters.join(s, lock, owner, threadView, fixedLease, queued, LockWaiters.JOIN_QUIET);
-                    continue;
-                }
-
-                long now = ticker.read();
-                if (now - deadline >= 0) {
-                    HoldImpl granted = waiters.giveUp(s, w, false);
-                    if (granted == null) {
-                        metrics.notAcquired(lock.name(), now - start);
-                    }
-                    return granted;
-                }
-                long parkNanos = competing ? Math.min(deadline - now, Math.max(0, nextTryAt - now)) : deadline - now;
-                if (!w.signalled && parkNanos > 0) {
-                    LockSupport.parkNanos(this, parkNanos);
+            LockAttempt run = new LockAttempt(this, lock, s, call, start, null);
+            while (!run.step()) {
+                Waiter w = Objects.requireNonNull(run.waiter());
+                if (!w.signalled && run.waitNanos > 0) {
+                    LockSupport.parkNanos(this, run.waitNanos);
                 }
                 if (Thread.interrupted()) {
-                    if (interruptible) {
-                        var unused = waiters.giveUp(s, w, true);
+                    if (call.interruptible()) {
+                        var unused = run.giveUp(true);
                         throw new InterruptedException("interrupted while waiting for lock '" + lock.name() + "'");
                     }
                     interrupted = true;
                 }
             }
+            return run.result;
         } finally {
             states.exit(s);
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /**
+     * Starts an acquire of {@code lock} for a fresh handle whose steps run on the client's executor; {@code wait}
+     * completes it. The caller has counted the waiter in the client's limit; {@code onEnd} uncounts it.
+     */
+    <T> AsyncWait<T> acquireAsync(EngineLock lock, AcquireCall call, AsyncWait.Deliver<T> deliver, Runnable onEnd) {
+        ensureOpen();
+        LockState s = states.enter(lock.name());
+        return new AsyncLockWait<>(this, lock, s, call, ticker.read(), deliver, onEnd);
+    }
+
+    /** The asynchronous acquire of a lock: {@link LockAttempt}'s steps driven by {@link AsyncWait}. */
+    private static final class AsyncLockWait<T> extends AsyncWait<T> {
+        private final LockAcquirer a;
+        private final LockAttempt run;
+        private final Runnable onEnd;
+        private final Deliver<T> deliver;
+
+        AsyncLockWait(
+                LockAcquirer a,
+                EngineLock lock,
+                LockState s,
+                AcquireCall call,
+                long start,
+                Deliver<T> deliver,
+                Runnable onEnd) {
+            super(a.engine.async());
+            this.deliver = deliver;
+            this.a = a;
+            this.onEnd = onEnd;
+            this.run = new LockAttempt(a, lock, s, call, start, this::schedule);
+        }
+
+        @Override
+        boolean step() throws InterruptedException {
+            return run.step();
+        }
+
+        @Override
+        long waitNanos() {
+            return run.waitNanos;
+        }
+
+        @Override
+        @Nullable
+        EngineHold result() {
+            return run.result;
+        }
+
+        @Override
+        T value(@Nullable EngineHold hold) {
+            return deliver.value(hold);
+        }
+
+        @Override
+        void abandon() {
+            var unused = run.giveUp(true);
+        }
+
+        @Override
+        void end() {
+            a.states.exit(run.s);
+            onEnd.run();
         }
     }
 
@@ -306,7 +211,7 @@ final class LockAcquirer {
      * Whether an attempt for {@code name} was busy a moment ago (within RECENTLY_BUSY_NANOS), so that an acquire that
      * may wait subscribes before its first attempt; only for stores that subscribe freely.
      */
-    private boolean recentlyBusy(String name) {
+    boolean recentlyBusy(String name) {
         if (!freeSubscriptions) {
             return false;
         }
@@ -314,7 +219,7 @@ final class LockAcquirer {
         return at != null && ticker.read() - at < RECENTLY_BUSY_NANOS;
     }
 
-    private void noteBusy(String name) {
+    void noteBusy(String name) {
         if (!freeSubscriptions) {
             return;
         }
@@ -328,7 +233,7 @@ final class LockAcquirer {
         }
     }
 
-    private static void attemptDone(LockState s) {
+    static void attemptDone(LockState s) {
         s.mutex.lock();
         try {
             s.attemptsInFlight--;
@@ -337,7 +242,7 @@ final class LockAcquirer {
         }
     }
 
-    private static void endAttempt(LockState s, Waiter w) {
+    static void endAttempt(LockState s, Waiter w) {
         s.mutex.lock();
         try {
             w.attempting = false;
@@ -346,7 +251,7 @@ final class LockAcquirer {
         }
     }
 
-    private void install(LockState s, @Nullable Waiter w, HoldImpl h) {
+    void install(LockState s, @Nullable Waiter w, HoldImpl h) {
         HoldImpl replaced;
         s.mutex.lock();
         try {
@@ -366,20 +271,12 @@ final class LockAcquirer {
         }
     }
 
-    private static long nanos(Duration d) {
+    static long nanos(Duration d) {
         try {
             return d.toNanos();
         } catch (ArithmeticException e) {
             return AcquireCall.FOREVER;
         }
-    }
-
-    private boolean closed() {
-        return engine.isClosed();
-    }
-
-    private IllegalStateException closedException() {
-        return engine.closedException();
     }
 
     private void ensureOpen() {

@@ -15,6 +15,7 @@ import io.distlock.spi.OwnerId;
 import io.distlock.spi.ReportsLoss;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -59,7 +60,7 @@ import org.slf4j.LoggerFactory;
  *   claims' parts (ClaimEngine) share HoldKeeper, NameStates, EngineHold and LockView.
  *
  * Threads
- *   Two daemon threads per client. The watchdog thread runs the batched renewals (one round trip per tick, which
+ *   Two daemon threads per client, and a small pool for asynchronous waits (AsyncSupport). The watchdog thread runs the batched renewals (one round trip per tick, which
  *   may hang as long as the store's own timeout when the store stops answering). The timer thread runs fixed-lease
  *   ends, early renewals of short grants and, four times per tick, the overdue check (Watchdog.expireOverdue), which
  *   tells a hold lost as soon as its last confirmed lease ends even while a renewal waits for its answer.
@@ -87,6 +88,7 @@ public final class LockEngine implements LockClient {
     private final ScheduledThreadPoolExecutor renewer;
 
     private final WaiterLimit waiterLimit;
+    private final AsyncSupport async;
     private final LockLeases leases;
     private final LockReleaser releaser;
     private final LockAcquirer acquirer;
@@ -113,6 +115,7 @@ public final class LockEngine implements LockClient {
         this.scheduler = daemonExecutor("distlock-timers-" + OwnerId.redact(clientId));
         this.renewer = daemonExecutor("distlock-watchdog-" + OwnerId.redact(clientId));
         this.waiterLimit = new WaiterLimit(config.maxWaiters(), clientId);
+        this.async = new AsyncSupport(config.asyncExecutor(), scheduler, waiterLimit, clientId);
         this.leases = new LockLeases(states, store, config, scheduler);
         this.releaser = new LockReleaser(this, config, leases);
         this.acquirer = new LockAcquirer(this, config, leases);
@@ -222,8 +225,7 @@ public final class LockEngine implements LockClient {
     }
 
     private UnsupportedOperationException unsupported(String what) {
-        return new UnsupportedOperationException(what + " are not available on this backend yet ("
-                + store.getClass().getSimpleName() + ")");
+        return new UnsupportedOperationException(store.unsupported(what));
     }
 
     @Override
@@ -242,6 +244,7 @@ public final class LockEngine implements LockClient {
             return;
         }
         closed = true;
+        async.close(closedException());
         scheduler.shutdownNow();
         renewer.shutdownNow();
         states.close(leases::releaseOnClose);
@@ -359,6 +362,21 @@ public final class LockEngine implements LockClient {
         } finally {
             waiterLimit.exit();
         }
+    }
+
+    /** Starts an asynchronous acquire of {@code lock}; see {@link AsyncWait}. */
+    <T> CompletableFuture<T> acquireAsync(EngineLock lock, AcquireCall call, AsyncWait.Deliver<T> deliver) {
+        if (closed) {
+            return CompletableFuture.failedFuture(closedException());
+        }
+        return async.start(
+                call.waitNanos(),
+                () -> "a wait for lock '" + lock.name() + "'",
+                onEnd -> acquirer.acquireAsync(lock, call, deliver, onEnd));
+    }
+
+    AsyncSupport async() {
+        return async;
     }
 
     WaiterLimit waiterLimit() {

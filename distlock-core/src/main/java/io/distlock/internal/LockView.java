@@ -8,6 +8,7 @@ import io.distlock.LockListener;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import org.jspecify.annotations.Nullable;
@@ -27,6 +28,9 @@ abstract class LockView implements DistributedLock {
 
     /** Acquires as {@code call} asks; null when the wait ran out (or, for a wait of 0, the one attempt was busy). */
     abstract @Nullable EngineHold acquire(AcquireCall call) throws InterruptedException;
+
+    /** Starts an asynchronous acquire as {@code call} asks, whose hold {@code deliver} makes the future's value. */
+    abstract <T> CompletableFuture<T> acquireAsync(AcquireCall call, AsyncWait.Deliver<T> deliver);
 
     /** The calling thread's hold, if it has one its fencing token may be read from. */
     abstract @Nullable EngineHold threadHold();
@@ -120,6 +124,32 @@ abstract class LockView implements DistributedLock {
         long waitNanos = Checks.waitNanos(wait, "wait");
         Duration checked = Checks.lease(lease, "lease");
         return Optional.ofNullable(acquire(AcquireCall.ofHandle(host.newHoldOwner(), checked, waitNanos)));
+    }
+
+    @Override
+    public CompletableFuture<LockHold> acquireAsync() {
+        return acquireAsync(AcquireCall.ofAsync(host.newHoldOwner(), null, FOREVER), LockView::required);
+    }
+
+    @Override
+    public CompletableFuture<Optional<LockHold>> tryAcquireAsync(Duration wait) {
+        long waitNanos = Checks.waitNanos(wait, "wait");
+        return acquireAsync(AcquireCall.ofAsync(host.newHoldOwner(), null, waitNanos), LockView::optional);
+    }
+
+    @Override
+    public CompletableFuture<Optional<LockHold>> tryAcquireAsync(Duration wait, Duration lease) {
+        long waitNanos = Checks.waitNanos(wait, "wait");
+        Duration checked = Checks.lease(lease, "lease");
+        return acquireAsync(AcquireCall.ofAsync(host.newHoldOwner(), checked, waitNanos), LockView::optional);
+    }
+
+    private static LockHold required(@Nullable EngineHold h) {
+        return Objects.requireNonNull(h, "an unbounded wait returned no hold");
+    }
+
+    private static Optional<LockHold> optional(@Nullable EngineHold h) {
+        return Optional.ofNullable(h);
     }
 
     @Override

@@ -69,7 +69,7 @@ final class LockWaiters {
     /**
      * Adds a waiter to the local queue. {@code wakeUpsSeen} is JOIN_TRY (it tries at once), JOIN_QUIET (it waits), or
      * the state's wake-up count when the caller's attempt was sent: it tries at once if a wake-up came since (it found
-     * no waiter to wake).
+     * no waiter to wake). {@code wake} is how the waiter is woken: its thread unparked, or its next step scheduled.
      */
     Waiter join(
             LockState s,
@@ -78,8 +78,9 @@ final class LockWaiters {
             boolean threadView,
             @Nullable Duration fixedLease,
             boolean queued,
-            int wakeUpsSeen) {
-        Waiter w = new Waiter(lock, owner, threadView, fixedLease, queued);
+            int wakeUpsSeen,
+            Runnable wake) {
+        Waiter w = new Waiter(lock, owner, threadView, fixedLease, queued, wake);
         s.mutex.lock();
         try {
             s.waiters.addLast(w);

@@ -45,11 +45,6 @@ final class Waiter {
 
     volatile boolean signalled;
 
-    /** A waiter that is the calling thread, parked between attempts. */
-    Waiter(EngineLock lock, OwnerId owner, boolean threadView, @Nullable Duration fixedLease, boolean queued) {
-        this(lock, owner, threadView, fixedLease, queued, unparker(Thread.currentThread()));
-    }
-
     Waiter(
             EngineLock lock,
             OwnerId owner,
@@ -70,7 +65,8 @@ final class Waiter {
         wake.run();
     }
 
-    private static Runnable unparker(Thread thread) {
+    /** The wake of a waiter that is {@code thread}, parked between attempts. */
+    static Runnable unparker(Thread thread) {
         return () -> LockSupport.unpark(thread);
     }
 }

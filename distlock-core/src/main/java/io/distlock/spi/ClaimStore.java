@@ -39,6 +39,16 @@ public interface ClaimStore extends AutoCloseable {
     Set<Claim.Kind> kinds();
 
     /**
+     * Why this store does not offer {@code primitives} (for example "read-write locks", not in {@link #kinds()}), as
+     * the message of the {@link UnsupportedOperationException} the engine throws; a store whose configuration decides
+     * it says which configuration would serve them.
+     */
+    default String unsupported(String primitives) {
+        return primitives + " are not available on this backend yet ("
+                + getClass().getSimpleName() + ")";
+    }
+
+    /**
      * Grants {@code claim} if it is compatible with the live holds and the waiters queued before it (see {@link
      * Claim}). With {@code queue} true, the owner joins the queue (or refreshes its place) when it is not granted.
      * With {@code queue} false, a failed attempt leaves nothing behind. The lease's length is ignored by stores

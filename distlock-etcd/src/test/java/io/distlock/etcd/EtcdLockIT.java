@@ -2,6 +2,7 @@ package io.distlock.etcd;
 
 import io.distlock.LockClient;
 import io.distlock.testkit.AllLockContracts;
+import io.distlock.testkit.AsyncContract;
 import io.distlock.testkit.MultiProcessContract;
 import io.distlock.testkit.server.EtcdServer;
 import java.time.Duration;
@@ -12,7 +13,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The whole contract suite, in one JVM and across processes, on an etcd this class starts. */
-class EtcdLockIT implements AllLockContracts, MultiProcessContract {
+class EtcdLockIT implements AllLockContracts, MultiProcessContract, AsyncContract {
     @RegisterExtension
     static final EtcdServer etcd = EtcdServer.onFreePort();
 

@@ -49,8 +49,9 @@ final class Db {
                 } catch (SQLException e) {
                     throw new BeforeWork(e);
                 }
+                boolean setIsolation = isolation != Connection.TRANSACTION_READ_COMMITTED;
                 try {
-                    if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+                    if (setIsolation) {
                         c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
                     }
                     c.setAutoCommit(false);
@@ -61,7 +62,7 @@ final class Db {
                     rollbackQuietly(c, e);
                     throw e;
                 } finally {
-                    restore(c, autoCommit, isolation);
+                    restore(c, autoCommit, setIsolation ? isolation : -1);
                 }
             }
         });
@@ -167,10 +168,12 @@ final class Db {
         }
     }
 
+    /** Gives {@code c} back its settings; {@code isolation} -1 when it was not changed (PostgreSQL's driver asks the
+     * server for the isolation level, a round trip saved on every transaction). */
     private static void restore(Connection c, boolean autoCommit, int isolation) {
         try {
             c.setAutoCommit(autoCommit);
-            if (c.getTransactionIsolation() != isolation) {
+            if (isolation != -1) {
                 c.setTransactionIsolation(isolation);
             }
         } catch (SQLException e) {

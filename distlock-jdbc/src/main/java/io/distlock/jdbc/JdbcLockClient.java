@@ -159,6 +159,7 @@ public final class JdbcLockClient extends EngineClient {
         private @Nullable String clientId;
         private int maxWaiters = EngineConfig.DEFAULT_MAX_WAITERS;
         private int maxPinnedConnections = 8;
+        private Duration latchExpiry = EngineConfig.DEFAULT_LATCH_EXPIRY;
         private @Nullable EngineConfig config;
 
         private Builder() {}
@@ -260,6 +261,21 @@ public final class JdbcLockClient extends EngineClient {
             return this;
         }
 
+        /**
+         * How long a count-down latch's row stays in the database after its last change (set or count-down) when it
+         * does not reach zero; default one day. A latch past it reads as absent (count 0).
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder latchExpiry(Duration value) {
+            Objects.requireNonNull(value, "latchExpiry");
+            if (value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException("latchExpiry must be positive: " + value);
+            }
+            this.latchExpiry = value;
+            return this;
+        }
+
         /** Replaces the engine configuration (ticker, metrics); for tests in this package. */
         Builder engineConfig(EngineConfig value) {
             this.config = value;
@@ -291,7 +307,8 @@ public final class JdbcLockClient extends EngineClient {
                 throw new IllegalArgumentException("mode " + mode + " needs PostgreSQL, MariaDB or MySQL, not H2");
             }
             EngineConfig base = config != null ? config : EngineConfig.defaults();
-            EngineConfig cfg = base.withWatchdogLease(leaseTime).withMaxWaiters(maxWaiters);
+            EngineConfig cfg =
+                    base.withWatchdogLease(leaseTime).withMaxWaiters(maxWaiters).withLatchExpiry(latchExpiry);
             if (clientId != null) {
                 cfg = cfg.withClientId(clientId);
             }

@@ -4,6 +4,7 @@ import io.distlock.DistributedLockException;
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.Claim;
+import io.distlock.spi.CounterStore;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.HandsOff;
 import io.distlock.spi.HeldClaim;
@@ -51,8 +52,11 @@ import org.slf4j.LoggerFactory;
  * their lock (pg_locks / IS_USED_LOCK for ADVISORY, pg_stat_activity / PROCESSLIST for ROW_LOCK); a killed session is
  * reported gone. Hand-off keeps the session and the lock and gives them a new owner and a new token. Fair waiters use
  * the shared queue table (FairQueue).
+ *
+ * Read-write locks and semaphores are not kept in these modes (kinds() is LOCK only; see unsupported() for why);
+ * count-down latches need no session and are kept in tables by JdbcTableCounters, as in mode TABLE.
  */
-final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds {
+final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, CounterStore {
     private static final Logger log = LoggerFactory.getLogger(JdbcSessionLockStore.class);
     /** How soon a waiter re-checks a lock whose holder might have died without a notification. */
     private static final Duration RECHECK = Duration.ofSeconds(1);
@@ -63,6 +67,7 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds {
     private final int maxPinned;
     private final Semaphore pins;
     private final @Nullable PgListener listener;
+    private final JdbcTableCounters counters;
     private final Map<String, Session> sessions = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
@@ -89,9 +94,40 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds {
         this.queue = new FairQueue(db);
         this.maxPinned = maxPinned;
         this.pins = new Semaphore(maxPinned);
-        this.listener = db.dialect.notifies()
-                ? new PgListener(db.dataSource, db.table.toLowerCase(java.util.Locale.ROOT) + "_release", clientId)
-                : null;
+        String channel = db.table.toLowerCase(java.util.Locale.ROOT) + "_release";
+        this.listener = db.dialect.notifies() ? new PgListener(db.dataSource, channel, clientId) : null;
+        this.counters = new JdbcTableCounters(db, listener, listener == null ? null : channel);
+    }
+
+    /**
+     * A read-write lock's or semaphore's holds would each pin a session, and neither mode can carry them on every
+     * database: MariaDB's GET_LOCK and a row's FOR UPDATE have no shared mode, and permits would need a session each.
+     */
+    @Override
+    public String unsupported(String primitives) {
+        return primitives + " are not available in mode " + mechanism.mode() + " (a hold pins a session, and "
+                + mechanism.mode() + " has no shared hold that every database carries); build the client with "
+                + "mode(JdbcLockClient.Mode.TABLE), which keeps them in tables";
+    }
+
+    @Override
+    public boolean trySetCount(LockKey key, long count, Duration expiry) {
+        return counters.trySetCount(key, count, expiry);
+    }
+
+    @Override
+    public long countDown(LockKey key, String callId, Duration expiry) {
+        return counters.countDown(key, callId, expiry);
+    }
+
+    @Override
+    public long count(LockKey key) {
+        return counters.count(key);
+    }
+
+    @Override
+    public Subscription watchZero(LockKey key, Runnable wakeUp) {
+        return counters.watchZero(key, wakeUp);
     }
 
     private static String id(LockKey key, OwnerId owner) {

@@ -3,6 +3,7 @@ package io.distlock.jdbc;
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.Claim;
+import io.distlock.spi.CounterStore;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.HandsOff;
 import io.distlock.spi.HeldClaim;
@@ -56,8 +57,11 @@ import org.slf4j.LoggerFactory;
  *
  * On PostgreSQL the statement that deletes a hold also sends NOTIFY <table>_release with the name hash as payload;
  * waiters listen through PgListener. Elsewhere waiters poll with back-off bounded by the holder's remaining lease.
+ *
+ * Read-write locks and semaphores are kept by JdbcTableClaims and count-down latches by JdbcTableCounters, in tables
+ * of their own; this class hands each step to the part that keeps the claim's kind.
  */
-final class JdbcTableLockStore implements JdbcStore, HandsOff {
+final class JdbcTableLockStore implements JdbcStore, HandsOff, CounterStore {
     private static final Logger log = LoggerFactory.getLogger(JdbcTableLockStore.class);
     private static final long CLEANUP_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final int RENEW_BATCH = 500;
@@ -67,7 +71,10 @@ final class JdbcTableLockStore implements JdbcStore, HandsOff {
     private final FairQueue queue;
     private final @Nullable PgListener listener;
     private final String channel;
-    private final AtomicLong lastCleanup = new AtomicLong(System.nanoTime() - CLEANUP_EVERY_NANOS);
+    private final JdbcTableClaims claims;
+    private final JdbcTableCounters counters;
+    /** A client's first clean-up comes one interval after it starts, never on its first acquire. */
+    private final AtomicLong lastCleanup = new AtomicLong(System.nanoTime());
 
     JdbcTableLockStore(Db db, String clientId) {
         this.db = db;
@@ -75,6 +82,13 @@ final class JdbcTableLockStore implements JdbcStore, HandsOff {
         this.queue = new FairQueue(db);
         this.channel = db.table.toLowerCase(java.util.Locale.ROOT) + "_release";
         this.listener = db.dialect.notifies() ? new PgListener(db.dataSource, channel, clientId) : null;
+        this.claims = new JdbcTableClaims(db, listener == null ? null : channel);
+        this.counters = new JdbcTableCounters(db, listener, listener == null ? null : channel);
+    }
+
+    @Override
+    public Set<Claim.Kind> kinds() {
+        return Set.of(Claim.Kind.LOCK, Claim.Kind.READ_WRITE_LOCK, Claim.Kind.SEMAPHORE);
     }
 
     private enum RowState {
@@ -89,24 +103,20 @@ final class JdbcTableLockStore implements JdbcStore, HandsOff {
         OwnerId owner = claim.owner();
         Duration lease = claim.lease().length();
         maybeCleanup();
+        if (claim.kind() != Claim.Kind.LOCK) {
+            return claims.tryAcquire(claim, queued);
+        }
         String hash = Names.hash(key.name());
         long leaseMillis = Db.leaseMillis(lease);
         for (int race = 0; ; race++) {
             try {
                 return acquireOnce(key, owner, hash, leaseMillis, queued);
-            } catch (LostInsertRace e) {
+            } catch (JdbcTableClaims.LostInsertRace e) {
                 if (race >= 3) {
                     // each lost race was another owner's insert winning: the lock was held, by someone else
                     return Attempt.busy(Duration.ZERO);
                 }
             }
-        }
-    }
-
-    /** Another transaction inserted the name's row first; nothing was written. */
-    private static final class LostInsertRace extends RuntimeException {
-        LostInsertRace(Throwable cause) {
-            super("lost an insert race", cause, false, false);
         }
     }
 
@@ -160,7 +170,7 @@ final class JdbcTableLockStore implements JdbcStore, HandsOff {
                     ps.executeUpdate();
                 } catch (SQLException e) {
                     if (Dialect.isDuplicateKey(e)) {
-                        throw new LostInsertRace(e);
+                        throw new JdbcTableClaims.LostInsertRace(e);
                     }
                     throw e;
                 }
@@ -181,6 +191,10 @@ final class JdbcTableLockStore implements JdbcStore, HandsOff {
 
     @Override
     public void abandon(Claim claim) {
+        if (claim.kind() != Claim.Kind.LOCK) {
+            claims.abandon(claim);
+            return;
+        }
         LockKey key = claim.key();
         OwnerId owner = claim.owner();
         String hash = Names.hash(key.name());
@@ -200,6 +214,9 @@ final class JdbcTableLockStore implements JdbcStore, HandsOff {
 
     @Override
     public boolean release(HeldClaim hold) {
+        if (hold.kind() != Claim.Kind.LOCK) {
+            return claims.release(hold);
+        }
         LockKey key = hold.key();
         OwnerId owner = hold.owner();
         String hash = Names.hash(key.name());
@@ -229,8 +246,12 @@ final class JdbcTableLockStore implements JdbcStore, HandsOff {
     @Override
     public Set<HeldClaim> renew(Collection<HeldClaim> holds, Duration lease) {
         maybeCleanup();
-        List<HeldClaim> all = new ArrayList<>(holds);
-        Set<HeldClaim> gone = new HashSet<>();
+        List<HeldClaim> all = new ArrayList<>();
+        List<HeldClaim> others = new ArrayList<>();
+        for (HeldClaim h : holds) {
+            (h.kind() == Claim.Kind.LOCK ? all : others).add(h);
+        }
+        Set<HeldClaim> gone = others.isEmpty() ? new HashSet<>() : claims.renew(others, lease);
         long leaseMillis = Db.leaseMillis(lease);
         for (int from = 0; from < all.size(); from += RENEW_BATCH) {
             List<HeldClaim> batch = all.subList(from, Math.min(all.size(), from + RENEW_BATCH));
@@ -311,6 +332,20 @@ final class JdbcTableLockStore implements JdbcStore, HandsOff {
 
     @Override
     public Optional<LockInfo> inspect(LockKey key) {
+        Optional<LockInfo> lock = inspectLock(key);
+        if (lock.isPresent()) {
+            return lock;
+        }
+        Optional<LockInfo> claim = claims.inspect(key);
+        return claim.isPresent() ? claim : counters.inspect(key);
+    }
+
+    @Override
+    public int available(LockKey key, Claim.Kind kind, int size) {
+        return kind == Claim.Kind.LOCK ? (inspectLock(key).isPresent() ? 0 : 1) : claims.available(key, kind, size);
+    }
+
+    private Optional<LockInfo> inspectLock(LockKey key) {
         String hash = Names.hash(key.name());
         return db.autocommit("inspect of '" + abbreviate(key.name()) + "'", c -> {
             try (PreparedStatement ps = c.prepareStatement(infoQuery() + " AND l.name_hash = ?")) {
@@ -324,6 +359,22 @@ final class JdbcTableLockStore implements JdbcStore, HandsOff {
 
     @Override
     public List<LockInfo> list(String prefix, int limit) {
+        java.util.TreeMap<String, LockInfo> all = new java.util.TreeMap<>();
+        for (LockInfo i : listLocks(prefix, limit)) {
+            all.put(i.name(), i);
+        }
+        List<String> more = new ArrayList<>(claims.names(prefix, limit));
+        more.addAll(counters.names(prefix, limit));
+        for (String name : more) {
+            if (!all.containsKey(name)) {
+                inspect(new LockKey(name)).ifPresent(i -> all.put(name, i));
+            }
+        }
+        List<LockInfo> out = new ArrayList<>(all.values());
+        return out.size() > limit ? new ArrayList<>(out.subList(0, Math.max(0, limit))) : out;
+    }
+
+    private List<LockInfo> listLocks(String prefix, int limit) {
         return db.autocommit("list", c -> {
             List<LockInfo> out = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(
@@ -354,9 +405,9 @@ final class JdbcTableLockStore implements JdbcStore, HandsOff {
     public Optional<LockInfo> forceRelease(LockKey key) {
         String hash = Names.hash(key.name());
         for (int attempt = 0; attempt < Db.ATTEMPTS; attempt++) {
-            Optional<LockInfo> info = inspect(key);
+            Optional<LockInfo> info = inspectLock(key);
             if (info.isEmpty()) {
-                return info;
+                return claims.forceRelease(key, null);
             }
             boolean deleted = db.autocommit("force release of '" + abbreviate(key.name()) + "'", c -> {
                 try (PreparedStatement ps = c.prepareStatement(
@@ -380,6 +431,35 @@ final class JdbcTableLockStore implements JdbcStore, HandsOff {
     }
 
     @Override
+    public Optional<LockInfo> forceRelease(LockKey key, OwnerId owner) {
+        Optional<LockInfo> info = inspectLock(key);
+        if (info.isPresent()) {
+            return release(HeldClaim.lock(key, owner, 0)) ? info : Optional.empty();
+        }
+        return claims.forceRelease(key, owner);
+    }
+
+    @Override
+    public boolean trySetCount(LockKey key, long count, Duration expiry) {
+        return counters.trySetCount(key, count, expiry);
+    }
+
+    @Override
+    public long countDown(LockKey key, String callId, Duration expiry) {
+        return counters.countDown(key, callId, expiry);
+    }
+
+    @Override
+    public long count(LockKey key) {
+        return counters.count(key);
+    }
+
+    @Override
+    public Subscription watchZero(LockKey key, Runnable wakeUp) {
+        return counters.watchZero(key, wakeUp);
+    }
+
+    @Override
     public void close() {
         PgListener l = listener;
         if (l != null) {
@@ -394,13 +474,8 @@ final class JdbcTableLockStore implements JdbcStore, HandsOff {
 
     /** Sends NOTIFY on PostgreSQL; delivered when the surrounding transaction commits. */
     private void notify(Connection c, String hash) throws SQLException {
-        if (listener == null) {
-            return;
-        }
-        try (PreparedStatement ps = c.prepareStatement("SELECT pg_notify(?, ?)")) {
-            ps.setString(1, channel);
-            ps.setString(2, hash);
-            ps.executeQuery().close();
+        if (listener != null) {
+            PgListener.send(c, channel, hash);
         }
     }
 
@@ -421,8 +496,10 @@ final class JdbcTableLockStore implements JdbcStore, HandsOff {
                         "DELETE FROM " + db.table + "_queue WHERE deadline < " + db.now + " - 1000")) {
                     ps.executeUpdate();
                 }
+                claims.cleanup(c);
                 return true;
             });
+            counters.cleanup();
         } catch (RuntimeException e) {
             log.debug("distlock: cleanup of expired rows failed; the next one retries", e);
         }

@@ -4,6 +4,7 @@ import io.distlock.DistributedLockException;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.Subscription;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
@@ -51,6 +52,15 @@ final class PgListener implements AutoCloseable {
         this.dataSource = dataSource;
         this.channel = channel;
         this.threadName = "distlock-pg-listen-" + OwnerId.redact(clientId);
+    }
+
+    /** Sends NOTIFY {@code channel} with {@code payload} on {@code c}; delivered when its transaction commits. */
+    static void send(Connection c, String channel, String payload) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+            ps.setString(1, channel);
+            ps.setString(2, payload);
+            ps.executeQuery().close();
+        }
     }
 
     /** Registers a wake-up for a name's hash; LISTEN is in force when this returns. */

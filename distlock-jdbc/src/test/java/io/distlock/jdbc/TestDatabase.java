@@ -50,7 +50,7 @@ enum TestDatabase {
 
         @Override
         public void close() {
-            for (String t : List.of("_lock", "_queue", "_row")) {
+            for (String t : List.of("_lock", "_queue", "_row", "_name", "_claim", "_latch", "_latch_call")) {
                 try {
                     execute("DROP TABLE IF EXISTS " + table + t);
                 } catch (RuntimeException e) {

@@ -14,6 +14,16 @@ import org.jspecify.annotations.Nullable;
  *   <prefix>{<encoded name>}:waiters   zset     fair-queue owner id -> server-time deadline to come back by
  *   <prefix>{<encoded name>}:wq        zset     waiting client id -> server time (µs) it started waiting (order)
  *   <prefix>{<encoded name>}:wd        zset     waiting client id -> server time (ms) it comes back by itself
+ *   <prefix>{<encoded name>}:claim     hash     read-write lock or semaphore: kind, size, permits in use, exclusive
+ *                                               holder, last queue number (see claim-common.lua)
+ *   <prefix>{<encoded name>}:holds     zset     read-write lock or semaphore holds: mode+owner -> expiry (server ms)
+ *   <prefix>{<encoded name>}:grants    hash     mode+owner -> '<permits>:<token>' of each hold
+ *   <prefix>{<encoded name>}:cq        zset     queued claims: permits+mode+owner -> queue number
+ *   <prefix>{<encoded name>}:cd        zset     queued claims: permits+mode+owner -> server-time deadline (ms)
+ *   <prefix>{<encoded name>}:size      string   a semaphore's size, stored by its first user, never expires
+ *   <prefix>{<encoded name>}:latch     hash     a count-down latch: '#' -> count, call id -> 1 per counted call
+ *   <prefix>{<encoded name>}:cw        channel  wake-ups of a read-write lock's or semaphore's waiters, every client
+ *   <prefix>{<encoded name>}:zero      channel  a latch reached zero, every client
  *   <prefix>wake:<client id>           channel  wake-ups of one client, the message is the name's tag <prefix>{...}
  *   <prefix>wake:{<s>}:<client id>     channel  the same, sharded pub/sub (SPUBLISH): one per slot and client
  *
@@ -31,6 +41,15 @@ final class KeyLayout {
     static final String CHANNEL = "ch";
     static final String WAKE_ORDER = "wq";
     static final String WAKE_DEADLINES = "wd";
+    static final String CLAIM = "claim";
+    static final String HOLDS = "holds";
+    static final String GRANTS = "grants";
+    static final String CLAIM_QUEUE = "cq";
+    static final String CLAIM_DEADLINES = "cd";
+    static final String SIZE = "size";
+    static final String LATCH = "latch";
+    static final String ZERO = "zero";
+    static final String CLAIM_CHANNEL = "cw";
 
     private static final int RECENT_SLOTS = 256;
     static final int CACHED_NAME_LENGTH = 256;
@@ -136,6 +155,46 @@ final class KeyLayout {
             key(tag, WAKE_DEADLINES),
             key(tag, FENCE)
         };
+    }
+
+    /**
+     * The keys every claim script takes first (see claim-common.lua): meta, holds, grants, queue, queue deadlines; then
+     * the {@code more} kinds of key of the name.
+     */
+    static String[] claimKeys(String tag, String... more) {
+        String[] keys = new String[5 + more.length];
+        keys[0] = key(tag, CLAIM);
+        keys[1] = key(tag, HOLDS);
+        keys[2] = key(tag, GRANTS);
+        keys[3] = key(tag, CLAIM_QUEUE);
+        keys[4] = key(tag, CLAIM_DEADLINES);
+        for (int i = 0; i < more.length; i++) {
+            keys[5 + i] = key(tag, more[i]);
+        }
+        return keys;
+    }
+
+    /** The name of a key {@code <prefix>{<encoded name>}:<suffix>} of this layout, or null if the key is not one. */
+    @Nullable
+    String nameOfKey(String key, String suffix) {
+        String end = "}:" + suffix;
+        if (!key.startsWith(prefix + "{") || !key.endsWith(end)) {
+            return null;
+        }
+        String encoded = key.substring(prefix.length() + 1, key.length() - end.length());
+        if (encoded.indexOf('}') >= 0) {
+            return null;
+        }
+        try {
+            return decode(encoded);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /** A SCAN pattern matching the {@code suffix} keys of every name that starts with {@code namePrefix}. */
+    String keyPattern(String namePrefix, String suffix) {
+        return glob(prefix) + "{" + glob(encode(namePrefix)) + "*}:" + suffix;
     }
 
     /** The lock name of a tag {@code <prefix>{<encoded name>}} of this layout, or null if it is not one. */

@@ -27,6 +27,16 @@ record LuaScript(String name, String source, String sha1) {
     static final LuaScript LOCK_INSPECT = load("lock-inspect.lua");
     static final LuaScript LOCK_FORCE_RELEASE = load("lock-force-release.lua");
     static final LuaScript LOCK_PASS_ON = load("lock-pass-on.lua");
+    static final LuaScript CLAIM_ACQUIRE = load("claim-acquire.lua");
+    static final LuaScript CLAIM_RELEASE = load("claim-release.lua");
+    static final LuaScript CLAIM_ABANDON = load("claim-abandon.lua");
+    static final LuaScript CLAIM_RENEW = load("claim-renew.lua");
+    static final LuaScript CLAIM_INSPECT = load("claim-inspect.lua");
+    static final LuaScript CLAIM_FORCE_RELEASE = load("claim-force-release.lua");
+    static final LuaScript CLAIM_AVAILABLE = load("claim-available.lua");
+    static final LuaScript LATCH_SET = load("latch-set.lua");
+    static final LuaScript LATCH_COUNT_DOWN = load("latch-count-down.lua");
+    static final LuaScript LATCH_COUNT = load("latch-count.lua");
 
     /** Every script of the store, for loading them into a server's script cache at start-up. */
     static final List<LuaScript> ALL = List.of(
@@ -39,7 +49,17 @@ record LuaScript(String name, String source, String sha1) {
             LOCK_ABANDON,
             LOCK_INSPECT,
             LOCK_FORCE_RELEASE,
-            LOCK_PASS_ON);
+            LOCK_PASS_ON,
+            CLAIM_ACQUIRE,
+            CLAIM_RELEASE,
+            CLAIM_ABANDON,
+            CLAIM_RENEW,
+            CLAIM_INSPECT,
+            CLAIM_FORCE_RELEASE,
+            CLAIM_AVAILABLE,
+            LATCH_SET,
+            LATCH_COUNT_DOWN,
+            LATCH_COUNT);
 
     static LuaScript load(String name) {
         StringBuilder source = new StringBuilder();

@@ -21,7 +21,9 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link LockClient} over Redis (standalone, Sentinel or Cluster), through Lettuce.
+ * A {@link LockClient} over Redis (standalone, Sentinel or Cluster), through Lettuce: locks, fair locks, read-write
+ * locks, semaphores (every acquisition an owned, leased hold with its own expiry on the server's clock) and count-down
+ * latches (their data expires {@link Builder#latchExpiry} after its last change).
  *
  * <!-- sample: redis-client -->
  * <pre>{@code
@@ -163,6 +165,7 @@ public final class RedisLockClient extends EngineClient {
         private Duration replicaTimeout = Duration.ofSeconds(1);
         private @Nullable String clientId;
         private int maxWaiters = EngineConfig.DEFAULT_MAX_WAITERS;
+        private Duration latchExpiry = EngineConfig.DEFAULT_LATCH_EXPIRY;
 
         private Builder() {}
 
@@ -290,6 +293,17 @@ public final class RedisLockClient extends EngineClient {
         }
 
         /**
+         * How long a count-down latch's data stays in Redis after its last change (the latch key's TTL); default one
+         * day. A latch that expired reads as absent (count 0).
+         *
+         * @throws IllegalArgumentException if the expiry is not positive or too large
+         */
+        public Builder latchExpiry(Duration latchExpiry) {
+            this.latchExpiry = Checks.lease(latchExpiry, "latchExpiry");
+            return this;
+        }
+
+        /**
          * The label of the client's identity in the store; default {@code pid<process id>}. The client id, the prefix
          * of every owner id it writes, is the label followed by a fresh 128-bit secret, so owner ids cannot be guessed.
          *
@@ -322,8 +336,10 @@ public final class RedisLockClient extends EngineClient {
             if (ways > 1) {
                 throw new IllegalStateException("choose one of uri, cluster, redisClient and clusterClient");
             }
-            EngineConfig config =
-                    EngineConfig.defaults().withWatchdogLease(leaseTime).withMaxWaiters(maxWaiters);
+            EngineConfig config = EngineConfig.defaults()
+                    .withWatchdogLease(leaseTime)
+                    .withMaxWaiters(maxWaiters)
+                    .withLatchExpiry(latchExpiry);
             if (clientId != null) {
                 config = config.withClientId(clientId);
             }

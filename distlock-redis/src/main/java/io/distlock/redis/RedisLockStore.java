@@ -5,6 +5,7 @@ import io.distlock.spi.Attempt;
 import io.distlock.spi.Claim;
 import io.distlock.spi.ClaimAdmin;
 import io.distlock.spi.ClaimStore;
+import io.distlock.spi.CounterStore;
 import io.distlock.spi.FreeSubscriptions;
 import io.distlock.spi.Grant;
 import io.distlock.spi.GrantsWithWakeUp;
@@ -15,18 +16,13 @@ import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.Subscription;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
@@ -37,8 +33,9 @@ import org.jspecify.annotations.Nullable;
  *   Every SPI method is one Lua script (resources beside this class), so each step is atomic on the server and one
  *   round trip: an uncontended acquire is one EVALSHA (SET NX PX + INCRBY; a fair-queue attempt has its own script), a
  *   release one EVALSHA (owner-checked DEL, or a grant to the next waiting client + one PUBLISH), a hand-off one
- *   EVALSHA (owner-checked SET + INCRBY). The store keeps locks only (kinds: LOCK). Keys are laid out by KeyLayout: one hash tag per lock name, so the scripts are
- *   legal on a Cluster.
+ *   EVALSHA (owner-checked SET + INCRBY). Keys are laid out by KeyLayout: one hash tag per name, so the scripts are legal
+ *   on a Cluster. Read-write locks and semaphores (RedisClaims) and count-down latches (RedisCounters) have scripts of
+ *   their own; this class hands their steps over by the claim's kind.
  *
  * States of one name
  *   Free (no hold key); held (hold key = owner id, PX = lease); given to a waiting client ('<entry>#<token>' for
@@ -74,23 +71,25 @@ import org.jspecify.annotations.Nullable;
  *   lock-release.lua, which gives the lock on, runs instead.
  *
  * Renewal
- *   All holds of a client in one script per slot group (standalone: per 1,000 holds), all sent at once, so a watchdog
- *   tick costs one round trip per node. No hold counts as renewed unless every batch answered.
+ *   All holds of a client, of every kind, in one script per slot group and kind (standalone: per 1,000 holds), all
+ *   sent at once (RenewBatches), so a watchdog tick costs one round trip per node. No hold counts as renewed unless
+ *   every batch answered.
  *
  * The parts
  *   RedisConnections (commands, subscriptions), WakeChannels (where a client is woken), WaitRegistry (this client's
- *   waits and the grants sent to them), ReplicaAcks (WAIT after each grant), RedisLockAdmin (inspect, list, force
- *   release), ServerPreparation (eviction check, script cache).
+ *   waits and the grants sent to them), ReplicaAcks (WAIT after each grant), RedisLockAdmin and RedisClaimAdmin
+ *   (inspect, list, force release), RedisClaims (read-write locks, semaphores), RedisCounters (latches),
+ *   RenewBatches (a tick's renewals), ServerPreparation (eviction check, script cache).
  *
  * References
  *   The Redis distributed-lock pattern (redis.io, "Distributed Locks with Redis"); M. Kleppmann, "How to do
  *   distributed locking" (2016) for fencing tokens.
  */
-/** The {@link ClaimStore} of Redis locks, and its {@link ClaimAdmin}; see the overview comment in the source. */
-final class RedisLockStore implements ClaimStore, ClaimAdmin, HandsOff, FreeSubscriptions, GrantsWithWakeUp {
-    private static final int RENEW_BATCH = 1000;
-    /** Failures of further renewal batches kept on the first one. */
-    private static final int MAX_SUPPRESSED = 3;
+/** The {@link ClaimStore} of Redis, and its {@link ClaimAdmin}; see the overview comment in the source. */
+final class RedisLockStore
+        implements ClaimStore, ClaimAdmin, CounterStore, HandsOff, FreeSubscriptions, GrantsWithWakeUp {
+    private static final Set<Claim.Kind> KINDS =
+            Set.of(Claim.Kind.LOCK, Claim.Kind.READ_WRITE_LOCK, Claim.Kind.SEMAPHORE);
 
     private final RedisConnections redis;
     private final CommandRunner commands;
@@ -99,6 +98,9 @@ final class RedisLockStore implements ClaimStore, ClaimAdmin, HandsOff, FreeSubs
     private final WaitRegistry waits;
     private final ReplicaAcks replicaAcks;
     private final RedisLockAdmin admin;
+    private final RedisClaims claims;
+    private final RedisCounters counters;
+    private final RedisClaimAdmin claimAdmin;
     private final String waiterTimeoutMillis;
     private final boolean spin;
     /** Names whose release goes straight to the full script (see {@link #release(KeyLayout.NameKeys, OwnerId)}). */
@@ -131,6 +133,9 @@ final class RedisLockStore implements ClaimStore, ClaimAdmin, HandsOff, FreeSubs
         this.waits =
                 new WaitRegistry(commands, redis.subscriptions(), layout, channels, clientId, !replicaAcks.required());
         this.admin = new RedisLockAdmin(redis, layout, channels);
+        this.claims = new RedisClaims(redis, layout, channels, clientId, waiterTimeout, spin, replicaAcks);
+        this.counters = new RedisCounters(redis, layout, channels, spin);
+        this.claimAdmin = new RedisClaimAdmin(redis, layout, channels);
         if (!spin) {
             waits.listen();
         }
@@ -150,11 +155,14 @@ final class RedisLockStore implements ClaimStore, ClaimAdmin, HandsOff, FreeSubs
 
     @Override
     public Set<Claim.Kind> kinds() {
-        return Set.of(Claim.Kind.LOCK);
+        return KINDS;
     }
 
     @Override
     public Attempt tryAcquire(Claim claim, boolean queue) {
+        if (claim.kind() != Claim.Kind.LOCK) {
+            return claims.tryAcquire(claim, queue);
+        }
         LockKey key = claim.key();
         OwnerId owner = claim.owner();
         Duration lease = claim.lease().length();
@@ -266,6 +274,10 @@ final class RedisLockStore implements ClaimStore, ClaimAdmin, HandsOff, FreeSubs
 
     @Override
     public void abandon(Claim claim) {
+        if (claim.kind() != Claim.Kind.LOCK) {
+            claims.abandon(claim);
+            return;
+        }
         OwnerId owner = claim.owner();
         String tag = layout.tag(claim.key().name());
         Long unused = commands.call(
@@ -280,6 +292,9 @@ final class RedisLockStore implements ClaimStore, ClaimAdmin, HandsOff, FreeSubs
 
     @Override
     public boolean release(HeldClaim hold) {
+        if (hold.kind() != Claim.Kind.LOCK) {
+            return claims.release(hold);
+        }
         return release(layout.keys(hold.key().name()), hold.owner());
     }
 
@@ -318,54 +333,19 @@ final class RedisLockStore implements ClaimStore, ClaimAdmin, HandsOff, FreeSubs
         if (holds.isEmpty()) {
             return Set.of();
         }
-        String leaseMillis = millis(lease);
-        // group by slot on a Cluster (a script's keys must share one); chunk so no script runs for long
-        Map<Integer, List<Map.Entry<String, HeldClaim>>> groups = new LinkedHashMap<>();
-        int i = 0;
+        List<HeldClaim> locks = new ArrayList<>(holds.size());
+        List<HeldClaim> others = new ArrayList<>();
         for (HeldClaim h : holds) {
-            String tag = layout.tag(h.key().name());
-            int group = redis.isCluster() ? SlotHash.getSlot(tag) : i++ / RENEW_BATCH;
-            groups.computeIfAbsent(group, g -> new ArrayList<>()).add(Map.entry(KeyLayout.key(tag, KeyLayout.HOLD), h));
+            (h.kind() == Claim.Kind.LOCK ? locks : others).add(h);
         }
-        List<List<Map.Entry<String, HeldClaim>>> batches = new ArrayList<>();
-        List<CompletableFuture<List<Object>>> answers = new ArrayList<>();
-        for (List<Map.Entry<String, HeldClaim>> group : groups.values()) {
-            for (int from = 0; from < group.size(); from += RENEW_BATCH) {
-                List<Map.Entry<String, HeldClaim>> batch =
-                        group.subList(from, Math.min(group.size(), from + RENEW_BATCH));
-                String[] batchKeys = new String[batch.size()];
-                String[] args = new String[batch.size() + 1];
-                args[0] = leaseMillis;
-                for (int j = 0; j < batch.size(); j++) {
-                    batchKeys[j] = batch.get(j).getKey();
-                    args[j + 1] = batch.get(j).getValue().owner().value();
-                }
-                batches.add(batch);
-                answers.add(commands.eval(LuaScript.LOCK_RENEW, ScriptOutputType.MULTI, batchKeys, args));
-            }
-        }
-        Set<HeldClaim> gone = new HashSet<>();
-        RuntimeException failure = null;
-        for (int b = 0; b < batches.size(); b++) {
-            List<Map.Entry<String, HeldClaim>> batch = batches.get(b);
-            try {
-                List<Object> positions = commands.await(answers.get(b));
-                for (Object p : positions) {
-                    gone.add(batch.get((int) ((Long) p - 1)).getValue());
-                }
-            } catch (RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else if (failure.getSuppressed().length < MAX_SUPPRESSED) {
-                    failure.addSuppressed(e); // a Cluster renewal can have thousands of batches: keep a few
-                }
-            }
-        }
-        if (failure != null) {
-            // no hold counts as renewed unless every batch answered; the watchdog retries on its next tick
-            throw failure;
-        }
-        return gone;
+        String leaseMillis = millis(lease);
+        RenewBatches batches = new RenewBatches(commands, layout, redis.isCluster());
+        batches.send(LuaScript.LOCK_RENEW, locks, leaseMillis, (tag, h, keys, args) -> {
+            keys.add(KeyLayout.key(tag, KeyLayout.HOLD));
+            args.add(h.owner().value());
+        });
+        batches.send(LuaScript.CLAIM_RENEW, others, leaseMillis, RedisClaims::renewArgs);
+        return batches.gone();
     }
 
     @Override
@@ -395,9 +375,13 @@ final class RedisLockStore implements ClaimStore, ClaimAdmin, HandsOff, FreeSubs
         return HandOff.granted(token, spare);
     }
 
+    /**
+     * The wake-ups of a read-write lock's or semaphore's waiters (the engine's claim waiters subscribe here; its lock
+     * waiters subscribe through {@link GrantsWithWakeUp}, the three-argument form).
+     */
     @Override
     public Subscription subscribe(LockKey key, Runnable wakeUp) {
-        return subscribe(key, wakeUp, grant -> false);
+        return claims.subscribe(key, wakeUp);
     }
 
     @Override
@@ -415,30 +399,57 @@ final class RedisLockStore implements ClaimStore, ClaimAdmin, HandsOff, FreeSubs
 
     @Override
     public Optional<LockInfo> inspect(LockKey key) {
-        return admin.inspect(key);
+        Optional<LockInfo> lock = admin.inspect(key);
+        return lock.isPresent() ? lock : claimAdmin.inspect(key);
     }
 
+    /** Locks, then read-write locks, semaphores and latches, merged in name order. */
     @Override
     public List<LockInfo> list(String prefix, int limit) {
-        return admin.list(prefix, limit);
+        List<LockInfo> all = new ArrayList<>(admin.list(prefix, limit));
+        all.addAll(claimAdmin.list(prefix, limit));
+        all.sort(java.util.Comparator.comparing(LockInfo::name));
+        return all.size() > limit ? all.subList(0, limit) : all;
     }
 
     @Override
     public Optional<LockInfo> forceRelease(LockKey key) {
-        return admin.forceRelease(key, null);
+        Optional<LockInfo> lock = admin.forceRelease(key, null);
+        return lock.isPresent() ? lock : claimAdmin.forceRelease(key, null);
     }
 
     @Override
     public Optional<LockInfo> forceRelease(LockKey key, OwnerId owner) {
-        return admin.forceRelease(key, owner);
+        Optional<LockInfo> lock = admin.forceRelease(key, owner);
+        return lock.isPresent() ? lock : claimAdmin.forceRelease(key, owner);
     }
 
     @Override
     public int available(LockKey key, Claim.Kind kind, int size) {
         if (kind != Claim.Kind.LOCK) {
-            throw new IllegalArgumentException("the Redis store keeps locks only: " + kind);
+            return claims.available(key, kind, size);
         }
         return admin.held(key) ? 0 : 1;
+    }
+
+    @Override
+    public boolean trySetCount(LockKey key, long count, Duration expiry) {
+        return counters.trySetCount(key, count, expiry);
+    }
+
+    @Override
+    public long countDown(LockKey key, String callId, Duration expiry) {
+        return counters.countDown(key, callId, expiry);
+    }
+
+    @Override
+    public long count(LockKey key) {
+        return counters.count(key);
+    }
+
+    @Override
+    public Subscription watchZero(LockKey key, Runnable wakeUp) {
+        return counters.watchZero(key, wakeUp);
     }
 
     /** Checks the server's eviction policy and loads every script into its cache (see {@link ServerPreparation}). */

@@ -5,7 +5,9 @@ import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
+import java.util.concurrent.CompletionStage;
 import java.util.function.BiPredicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,29 +64,43 @@ final class ReplicaAcks {
      * fail loudly (never a silent grant).
      */
     void await(RedisClusterAsyncCommands<String, String> on, LockKey key, String tag, OwnerId owner) {
+        String holdKey = KeyLayout.key(tag, KeyLayout.HOLD);
+        await(on, key, () -> on.get(holdKey).thenApply(owner.value()::equals), () -> undoGrant(key, owner));
+    }
+
+    /**
+     * As {@link #await(RedisClusterAsyncCommands, LockKey, String, OwnerId)} for any grant: {@code held} asks, on the
+     * same connection, whether the server that answered has the grant; {@code undo} ends it (best effort) when the
+     * replicas do not acknowledge it.
+     */
+    void await(
+            RedisClusterAsyncCommands<String, String> on,
+            LockKey key,
+            Supplier<CompletionStage<Boolean>> held,
+            Runnable undo) {
         CommandRunner commands = redis.commands();
         long acked;
         try {
             acked = commands.await(on.waitForReplication(minReplicas, Math.max(1, timeout.toMillis())));
         } catch (RuntimeException e) {
-            undoGrant(key, owner);
+            undo.run();
             throw e;
         }
-        String holder = null;
+        boolean ours = false;
         if (acked >= minReplicas) {
             // Lettuce may have reconnected to a newly promoted master between the grant and WAIT: WAIT would then
             // count replicas of a server that never saw the grant. Check that the server that answered has our hold.
             try {
-                holder = commands.await(on.get(KeyLayout.key(tag, KeyLayout.HOLD)));
+                ours = Boolean.TRUE.equals(commands.await(held.get()));
             } catch (RuntimeException e) {
-                undoGrant(key, owner);
+                undo.run();
                 throw e;
             }
         }
-        if (acked < minReplicas || !owner.value().equals(holder)) {
-            undoGrant(key, owner);
+        if (acked < minReplicas || !ours) {
+            undo.run();
             throw new DistributedLockException(
-                    "lock '" + key.name() + "' was granted but only " + acked + " of the required " + minReplicas
+                    "'" + key.name() + "' was granted but only " + acked + " of the required " + minReplicas
                             + " replicas acknowledged it within " + timeout + "; the grant was released",
                     new IllegalStateException("WAIT " + minReplicas + " " + timeout.toMillis() + " = " + acked));
         }

@@ -13,8 +13,9 @@ import org.slf4j.LoggerFactory;
  *
  * Eviction
  *   The server's maxmemory-policy decides whether Redis may drop lock keys under memory pressure. allkeys-* may evict
- *   fence counters (which have no TTL) and holds, which breaks mutual exclusion and lets tokens go back: a warning.
- *   volatile-* may evict holds only, which their owners then find lost: a note.
+ *   fence counters and semaphore sizes (which have no TTL) and holds of every kind, which breaks mutual exclusion and
+ *   lets tokens go back: a warning. volatile-* may evict holds and latches only (they have TTLs), which their owners
+ *   then find lost (a latch reads as absent): a note.
  *
  * Script cache
  *   Every script is loaded into the server's cache at start-up, so that no first call of an operation pays a NOSCRIPT
@@ -58,14 +59,16 @@ final class ServerPreparation {
     private static void checkEviction(String policy) {
         if (policy.toLowerCase(Locale.ROOT).startsWith("allkeys")) {
             log.warn(
-                    "distlock: Redis maxmemory-policy is '{}': under memory pressure Redis may evict lock holds and"
-                            + " fence counters, which breaks mutual exclusion and lets fencing tokens go back."
+                    "distlock: Redis maxmemory-policy is '{}': under memory pressure Redis may evict lock holds,"
+                            + " read-write lock and semaphore holds, latches, semaphore sizes and fence counters,"
+                            + " which breaks mutual exclusion and lets fencing tokens go back."
                             + " Use noeviction or a volatile-* policy for the locks' Redis.",
                     policy);
         } else if (policy.toLowerCase(Locale.ROOT).startsWith("volatile")) {
             log.info(
-                    "distlock: Redis maxmemory-policy is '{}': holds (which have a TTL) may be evicted under memory"
-                            + " pressure; their owners then find them lost at the next renewal",
+                    "distlock: Redis maxmemory-policy is '{}': holds and latches (which have a TTL) may be evicted"
+                            + " under memory pressure; owners then find their holds lost at the next renewal, and an"
+                            + " evicted latch reads as absent",
                     policy);
         }
     }

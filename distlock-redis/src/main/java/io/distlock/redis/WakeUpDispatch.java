@@ -25,6 +25,12 @@ import org.slf4j.LoggerFactory;
  *   another waiting client, so a wake-up is never swallowed. wakeAll runs every registered wake-up: after a
  *   re-subscription or a channel move, when releases may have been missed.
  *
+ * Name channels
+ *   A message whose tag is followed by ':' came on a name's own channel (read-write locks and semaphores:
+ *   '<tag>:cw', latches: '<tag>:zero'), which every waiting client subscribes: it runs the wake-ups registered for that
+ *   channel name and is never a grant nor passed on. '<tag>:cw:<client id>:<client id>...' names the clients whose
+ *   waiters can pass now (client ids contain no ':'); the others ignore it.
+ *
  * Registrations
  *   name (tag) -> the Targets registered for it, added and removed by RedisSubscriptions under its lock; read here
  *   without one.
@@ -41,6 +47,8 @@ final class WakeUpDispatch {
     private volatile Consumer<String> unclaimed = name -> {};
     private volatile BiPredicate<String, String> grants = (name, grant) -> false;
     private volatile boolean closed;
+    /** This client's id, as name-channel messages list the clients they are for. */
+    private volatile String clientId = "";
 
     /** One registered wake-up: the name (tag) whose messages run it. */
     static final class Target {
@@ -86,11 +94,20 @@ final class WakeUpDispatch {
         this.grants = Objects.requireNonNull(handler, "handler");
     }
 
+    /** Sets the client id that name-channel messages list (see the overview). */
+    void clientId(String id) {
+        this.clientId = Objects.requireNonNull(id, "id");
+    }
+
     /** A wake-up message (see the overview): a grant is offered first, then the tag's registrations run. */
     void dispatch(String message) {
         wakeUpsReceived.incrementAndGet();
         String name = message;
         int end = message.indexOf('}');
+        if (end >= 0 && end + 1 < message.length() && message.charAt(end + 1) == ':') {
+            broadcast(message, end + 2);
+            return;
+        }
         if (end >= 0 && end + 1 < message.length()) {
             name = message.substring(0, end + 1);
             try {
@@ -117,6 +134,36 @@ final class WakeUpDispatch {
                 log.warn("distlock: passing on a wake-up for {} failed", name, e);
             }
         }
+    }
+
+    /** A message on a name's channel; {@code from} is where the channel kind starts, after '}:'. */
+    private void broadcast(String message, int from) {
+        int cut = message.indexOf(':', from);
+        String name = cut < 0 ? message : message.substring(0, cut);
+        if (cut >= 0 && !lists(message, cut)) {
+            return;
+        }
+        Set<Target> of = names.get(name);
+        if (of != null) {
+            for (Target t : of) {
+                run(t);
+            }
+        }
+    }
+
+    /** Whether ':<id>:<id>...' at {@code from} of the message lists this client. */
+    private boolean lists(String message, int from) {
+        String id = clientId;
+        int i = from;
+        while (i >= 0) {
+            int next = message.indexOf(':', i + 1);
+            int end = next < 0 ? message.length() : next;
+            if (end - i - 1 == id.length() && message.startsWith(id, i + 1)) {
+                return true;
+            }
+            i = next;
+        }
+        return false;
     }
 
     /** Runs every registered wake-up: releases may have been missed. */

@@ -3,7 +3,9 @@ package io.distlock.redis;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisKeyCommands;
+import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,12 +23,29 @@ final class RedisKeys {
         keys.del(holdKey(layout, name));
     }
 
-    /** Every key of the name except the fence counter, described for assertion messages. */
+    /**
+     * Ends every read-write lock or semaphore hold of the name behind its owners' backs, as if their leases had run
+     * out (what a sweep would do, without waking anybody); the fence counter stays.
+     */
+    static void expireClaimHolds(RedisScriptingCommands<String, String> scripts, KeyLayout layout, String name) {
+        Long unused = scripts.eval(
+                "redis.call('DEL', KEYS[2], KEYS[3]) redis.call('HDEL', KEYS[1], 'u', 'x')"
+                        + " if redis.call('ZCARD', KEYS[4]) == 0 then redis.call('DEL', KEYS[1], KEYS[4], KEYS[5]) end"
+                        + " return 0",
+                ScriptOutputType.INTEGER,
+                KeyLayout.claimKeys(layout.tag(name)));
+    }
+
+    /**
+     * Every key of the name except what stays for ever (the fence counter, a semaphore's size), described for
+     * assertion messages.
+     */
     static List<String> residue(RedisKeyCommands<String, String> keys, KeyLayout layout, String name) {
         String fence = KeyLayout.key(layout.tag(name), KeyLayout.FENCE);
+        String size = KeyLayout.key(layout.tag(name), KeyLayout.SIZE);
         List<String> found = new ArrayList<>();
         for (String key : scan(keys, layout.namePattern(name))) {
-            if (!key.equals(fence)) {
+            if (!key.equals(fence) && !key.equals(size)) {
                 found.add(key + " (" + keys.type(key) + ", pttl " + keys.pttl(key) + " ms)");
             }
         }

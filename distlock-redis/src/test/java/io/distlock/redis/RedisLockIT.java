@@ -2,9 +2,13 @@ package io.distlock.redis;
 
 import io.distlock.LockClient;
 import io.distlock.testkit.AllLockContracts;
+import io.distlock.testkit.AsyncContract;
+import io.distlock.testkit.ForwardingLockClient;
 import io.distlock.testkit.MultiProcessContract;
+import io.distlock.testkit.fault.FaultProxy;
 import io.distlock.testkit.server.RedisServer;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
 import java.util.List;
@@ -14,7 +18,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The whole contract suite, in one JVM and across processes, on a redis-server this class starts. */
-class RedisLockIT implements AllLockContracts, MultiProcessContract {
+class RedisLockIT implements AllLockContracts, MultiProcessContract, AsyncContract {
     @RegisterExtension
     static final RedisServer redis = RedisServer.onFreePort();
 
@@ -55,5 +59,25 @@ class RedisLockIT implements AllLockContracts, MultiProcessContract {
     @Override
     public Optional<ChildClient> childClient() {
         return Optional.of(new ChildClient(RedisClientFactory.class, redis.uri()));
+    }
+
+    /** A client through a proxy that then swallows every byte: each command times out after 2 s. */
+    @Override
+    public Optional<LockClient> createUnreachableClient() {
+        FaultProxy proxy = FaultProxy.start(redis.port());
+        RedisURI uri = RedisURI.builder()
+                .withHost("127.0.0.1")
+                .withPort(proxy.port())
+                .withTimeout(Duration.ofSeconds(2))
+                .build();
+        LockClient client = RedisLockClient.builder().uri(uri).build();
+        var unused = proxy.blackhole(Duration.ofMinutes(5));
+        return Optional.of(new ForwardingLockClient(client) {
+            @Override
+            public void close() {
+                super.close();
+                proxy.close();
+            }
+        });
     }
 }

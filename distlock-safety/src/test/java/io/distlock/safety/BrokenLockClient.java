@@ -8,6 +8,7 @@ import io.distlock.LockListener;
 import io.distlock.testkit.ForwardingLockClient;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
@@ -128,6 +129,21 @@ final class BrokenLockClient extends ForwardingLockClient {
         }
 
         @Override
+        public CompletableFuture<LockHold> acquireAsync() {
+            return real.acquireAsync();
+        }
+
+        @Override
+        public CompletableFuture<Optional<LockHold>> tryAcquireAsync(Duration wait) {
+            return real.tryAcquireAsync(wait);
+        }
+
+        @Override
+        public CompletableFuture<Optional<LockHold>> tryAcquireAsync(Duration wait, Duration lease) {
+            return real.tryAcquireAsync(wait, lease);
+        }
+
+        @Override
         public void addListener(LockListener listener) {
             real.addListener(listener);
         }
@@ -169,6 +185,11 @@ final class BrokenLockClient extends ForwardingLockClient {
             if (!released.compareAndSet(false, true)) {
                 throw new IllegalMonitorStateException("already released");
             }
+        }
+
+        @Override
+        public CompletableFuture<Void> releaseAsync() {
+            return CompletableFuture.runAsync(this::release);
         }
 
         @Override

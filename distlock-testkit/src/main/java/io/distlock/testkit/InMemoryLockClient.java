@@ -9,6 +9,7 @@ import io.distlock.internal.Ticker;
 import io.distlock.spi.OwnerId;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
@@ -53,6 +54,7 @@ public final class InMemoryLockClient extends EngineClient {
         private boolean strictQueue;
         private int maxWaiters = EngineConfig.DEFAULT_MAX_WAITERS;
         private Duration latchExpiry = EngineConfig.DEFAULT_LATCH_EXPIRY;
+        private @Nullable Executor asyncExecutor;
 
         private Builder() {}
 
@@ -104,6 +106,15 @@ public final class InMemoryLockClient extends EngineClient {
             return this;
         }
 
+        /**
+         * Where asynchronous acquires run their steps and complete their futures; default: the client's own small pool
+         * of daemon threads, shut down with the client (a given executor is left running).
+         */
+        public Builder asyncExecutor(Executor asyncExecutor) {
+            this.asyncExecutor = Objects.requireNonNull(asyncExecutor, "asyncExecutor");
+            return this;
+        }
+
         public InMemoryLockClient build() {
             InMemoryLockServer s = server != null ? server : InMemoryLockServer.create();
             return new InMemoryLockClient(LockEngine.create(InMemoryLockStore.of(s, strictQueue), config()));
@@ -118,7 +129,8 @@ public final class InMemoryLockClient extends EngineClient {
             EngineConfig c = EngineConfig.defaults()
                     .withWatchdogLease(leaseTime)
                     .withMaxWaiters(maxWaiters)
-                    .withLatchExpiry(latchExpiry);
+                    .withLatchExpiry(latchExpiry)
+                    .withAsyncExecutor(asyncExecutor);
             return ticker != null ? c.withTicker(ticker) : c;
         }
     }

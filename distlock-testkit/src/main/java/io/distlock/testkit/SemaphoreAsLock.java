@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -224,6 +225,21 @@ public interface SemaphoreAsLock extends AllLockContracts {
         @Override
         public Optional<LockHold> tryAcquire(Duration wait, Duration lease) throws InterruptedException {
             return semaphore.tryAcquire(1, wait, lease).map(p -> p);
+        }
+
+        @Override
+        public CompletableFuture<LockHold> acquireAsync() {
+            return semaphore.acquireAsync(1).thenApply(p -> p);
+        }
+
+        @Override
+        public CompletableFuture<Optional<LockHold>> tryAcquireAsync(Duration wait) {
+            return semaphore.tryAcquireAsync(1, wait).thenApply(h -> h.map(p -> p));
+        }
+
+        @Override
+        public CompletableFuture<Optional<LockHold>> tryAcquireAsync(Duration wait, Duration lease) {
+            return semaphore.tryAcquireAsync(1, wait, lease).thenApply(h -> h.map(p -> p));
         }
 
         @Override

@@ -67,6 +67,22 @@ class ContractCanFailTest {
                         BrokenSyncVariants.CountDownCountedTwiceVariant.class,
                         List.of("countDown_replyLostAndRetried_countsOnce")),
                 Arguments.of(
+                        AsyncVariants.CancelLeavesQueueEntryVariant.class,
+                        List.of(
+                                "fairCancel_whileWaiting_leavesNoQueueEntry",
+                                "completedFromOutside_orTimeout_leavesNothing")),
+                Arguments.of(
+                        AsyncVariants.CancelNotPropagatedVariant.class,
+                        List.of(
+                                "cancel_racingAGrant_leavesNoOrphanedHold",
+                                "cancel_whileWaiting_leavesNothing",
+                                "fairCancel_whileWaiting_leavesNoQueueEntry")),
+                Arguments.of(
+                        AsyncVariants.ThreadPerWaiterVariant.class,
+                        List.of(
+                                "manyAsyncAcquisitions_completeOnABoundedNumberOfThreads",
+                                "acquireAsync_waits_completesOnRelease_onTheClientsExecutor")),
+                Arguments.of(
                         BrokenSyncVariants.PermitsWithoutLeasesAsLockVariant.class,
                         List.of(
                                 "fixedLease_endsWithoutRenewal_andUnlockThrowsLockLost",

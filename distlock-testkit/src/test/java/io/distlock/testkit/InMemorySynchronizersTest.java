@@ -11,7 +11,7 @@ import org.junit.jupiter.api.TestInstance;
  * server per test class (a subclass runs the other mode), closed after it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class InMemorySynchronizersTest implements AllSynchronizerContracts, LostReplyContract {
+class InMemorySynchronizersTest implements AllSynchronizerContracts, LostReplyContract, AsyncSynchronizerContract {
     final InMemoryLockServer server = InMemoryLockServer.create();
 
     @AfterAll

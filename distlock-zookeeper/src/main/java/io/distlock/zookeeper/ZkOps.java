@@ -49,6 +49,7 @@ final class ZkOps {
     private final CuratorFramework curator;
     private final @Nullable ACLProvider rawAcls;
     private final String locksPath;
+    private final String syncRoot;
     private volatile boolean closed;
 
     /**
@@ -59,6 +60,7 @@ final class ZkOps {
         this.curator = Objects.requireNonNull(curator, "curator");
         this.rawAcls = rawAcls;
         this.locksPath = ZKPaths.makePath(rootPath, "locks");
+        this.syncRoot = ZKPaths.makePath(rootPath, "sync");
     }
 
     CuratorFramework curator() {
@@ -78,6 +80,37 @@ final class ZkOps {
     /** The path of the lock node of {@code key}. */
     String lockPath(LockKey key) {
         return ZKPaths.makePath(locksPath, ZkNames.lockNode(key.name()));
+    }
+
+    /** The parent of the name nodes of read-write locks, semaphores and latches. */
+    String syncRoot() {
+        return syncRoot;
+    }
+
+    /** The path of the name node of a read-write lock, semaphore or latch {@code key}. */
+    String syncPath(LockKey key) {
+        return ZKPaths.makePath(syncRoot, ZkNames.lockNode(key.name()));
+    }
+
+    /** Creates the name node at {@code path} (a container whose data is the full name), and its parent if needed. */
+    void ensureNameNode(String path, String name) throws Exception {
+        try {
+            var unused = curator.create()
+                    .creatingParentsIfNeeded()
+                    .withMode(CreateMode.CONTAINER)
+                    .forPath(path, name.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (KeeperException.NodeExistsException e) {
+            // someone else made it
+        }
+    }
+
+    /** The children of {@code path}; empty when it does not exist. */
+    List<String> childNames(String path) throws Exception {
+        try {
+            return curator.getChildren().forPath(path);
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        }
     }
 
     boolean closed() {

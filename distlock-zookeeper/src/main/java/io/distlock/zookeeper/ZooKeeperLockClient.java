@@ -46,6 +46,10 @@ import org.jspecify.annotations.Nullable;
  * }
  * }</pre>
  *
+ * <p>Read-write locks, semaphores and count-down latches live under {@code <rootPath>/sync} in the same way (one
+ * ephemeral sequential node per holder or waiter, whose name carries its mode or permits; a latch is a persistent
+ * counter node).
+ *
  * <p>Each lock name is a node under {@code <rootPath>/locks}; each owner that holds or waits has one ephemeral
  * sequential child there, and the child with the lowest sequence holds the lock. Waiters are granted in the order they
  * asked, so {@link #lock} and {@link #fairLock} are the same lock here.
@@ -164,6 +168,7 @@ public final class ZooKeeperLockClient extends EngineClient {
         private String trustStorePassword = "";
         private @Nullable Path keyStore;
         private String keyStorePassword = "";
+        private Duration latchExpiry = EngineConfig.DEFAULT_LATCH_EXPIRY;
 
         private Builder() {}
 
@@ -287,6 +292,11 @@ public final class ZooKeeperLockClient extends EngineClient {
          * The watchdog lease of holds taken without a lease argument. ZooKeeper keeps a hold for the session, so this
          * is how often the client checks its holds: every third of it. By default a third of the session timeout.
          *
+         * <p>A lease given to an acquire ({@code tryLock(wait, lease, unit)}, a semaphore's {@code tryAcquire(n,
+         * wait, lease)}) is ended by this client's timer, which deletes the hold's node: a holder whose process is
+         * stopped (SIGSTOP, a long GC pause) keeps the hold until the server expires its session, so on this backend a
+         * lease is bounded below by the {@link #sessionTimeout}, not by its own length.
+         *
          * @throws IllegalArgumentException if it is not positive
          */
         public Builder leaseTime(Duration leaseTime) {
@@ -307,6 +317,18 @@ public final class ZooKeeperLockClient extends EngineClient {
          */
         public Builder maxWaiters(int maxWaiters) {
             this.maxWaiters = Checks.positive(maxWaiters, "maxWaiters");
+            return this;
+        }
+
+        /**
+         * How long a count-down latch stays in ZooKeeper after its last change, by the server's clock; one day by
+         * default. An expired latch reads as absent (count 0), and clients that use latches delete expired ones in
+         * the background.
+         *
+         * @throws IllegalArgumentException if it is not positive
+         */
+        public Builder latchExpiry(Duration latchExpiry) {
+            this.latchExpiry = Checks.lease(latchExpiry, "latchExpiry");
             return this;
         }
 
@@ -355,7 +377,8 @@ public final class ZooKeeperLockClient extends EngineClient {
             if (given != null && given.getState() != CuratorFrameworkState.STARTED) {
                 throw new IllegalStateException("the given curator must be started: " + given.getState());
             }
-            EngineConfig config = EngineConfig.defaults().withMaxWaiters(maxWaiters);
+            EngineConfig config =
+                    EngineConfig.defaults().withMaxWaiters(maxWaiters).withLatchExpiry(latchExpiry);
             if (clientId != null) {
                 config = config.withClientId(clientId);
             }

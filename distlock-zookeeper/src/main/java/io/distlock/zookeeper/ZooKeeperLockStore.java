@@ -5,6 +5,7 @@ import io.distlock.spi.Attempt;
 import io.distlock.spi.Claim;
 import io.distlock.spi.ClaimAdmin;
 import io.distlock.spi.ClaimStore;
+import io.distlock.spi.CounterStore;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.HandsOff;
 import io.distlock.spi.HeldClaim;
@@ -15,7 +16,9 @@ import io.distlock.spi.ReportsLoss;
 import io.distlock.spi.SessionHolds;
 import io.distlock.spi.Subscription;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -49,9 +52,15 @@ import org.jspecify.annotations.Nullable;
  * Leases. A hold lasts as long as the session (SessionHolds): the lease a claim carries is not kept in the tree, and a
  * fixed lease is ended by the engine's hold timer through abandonHold.
  *
- * Parts. This class is the coordinator: it builds the parts, hands each call of the SPI (ClaimStore, ClaimAdmin and
- * the abilities) to the one that does it, and closes them in order. It keeps locks only (kinds). All share ZkOps (the Curator client, paths, transactions, error translation) and OwnEntries (what
- * this client knows of its own entries, checked against the tree before it is relied on):
+ * Other kinds. Read-write locks and semaphores queue the same way under their own name nodes <root>/sync/<node>, with
+ * entries whose names carry the mode or the permits (ZkClaimQueue, ZkClaims); a count-down latch is the child "latch"
+ * of that node (ZkLatches). A claim's kind picks the part; a subscription goes to the name node when this client has
+ * an entry there (the engine subscribes after a busy answer, whose attempt made one), else to the lock node.
+ *
+ * Parts. This class is the coordinator: it builds the parts, hands each call of the SPI (ClaimStore, ClaimAdmin,
+ * CounterStore and the abilities) to the one that does it, and closes them in order. All share ZkOps (the Curator
+ * client, paths, transactions, error translation); the lock parts share OwnEntries (what this client knows of its own
+ * lock entries, checked against the tree before it is relied on):
  *   ZkSession       connection watching: the epoch of connection trouble that ends holds, and the engine's checkNow
  *   ZkQueueMirrors  the waiters' persistent watches, the wake-ups, and the queue mirrors that spare round trips
  *   ZkAcquirer      tryAcquire: the one-round-trip create, the protected create, and the queue's verdict
@@ -59,6 +68,10 @@ import org.jspecify.annotations.Nullable;
  *   ZkHandOff       handOff to a local waiter in one multi
  *   ZkLeases        renew: the check that holds still exist in the current session
  *   ZkAdmin         inspect, list, forceRelease and available
+ *   ZkClaims        read-write lock and semaphore steps: tryAcquire, release, abandon, abandonHold, renew
+ *   ZkClaimWatches  the one-shot watches of their waiters, on the entries they wait for
+ *   ZkClaimAdmin    their inspect, list, forceRelease and available (latches' too)
+ *   ZkLatches       count-down latches: counter node, versioned updates, zero watch, expiry
  *
  * Concurrency. Every part is thread-safe: OwnEntries is a concurrent map, a mirror has its own lock, and the epoch is
  * atomic. The ZooKeeper handle's event thread runs watch events and connection events, and never waits on a lock the
@@ -69,8 +82,9 @@ import org.jspecify.annotations.Nullable;
  * and closes the Curator client if the store owns it. A call that meets a closed store fails with
  * IllegalStateException; an entry created while close runs is deleted by its creator (OwnEntries.dropIfClosed).
  */
-/** A {@link ClaimStore} of locks over ZooKeeper through Curator; see the overview comment in the source. */
-final class ZooKeeperLockStore implements ClaimStore, ClaimAdmin, QueueOrdered, SessionHolds, HandsOff, ReportsLoss {
+/** A {@link ClaimStore} over ZooKeeper through Curator; see the overview comment in the source. */
+final class ZooKeeperLockStore
+        implements ClaimStore, ClaimAdmin, CounterStore, QueueOrdered, SessionHolds, HandsOff, ReportsLoss {
     /** How many times a step reads the queue again when the tree changes under it. */
     static final int MAX_TRIES = 32;
     /** The most spare tokens a grant reserves (see Fencing); a power of two less one. */
@@ -78,7 +92,8 @@ final class ZooKeeperLockStore implements ClaimStore, ClaimAdmin, QueueOrdered, 
     /** How soon to try again after the lock node kept changing under one attempt. */
     static final Duration CHURN_RETRY = Duration.ofMillis(10);
 
-    private static final Set<Claim.Kind> KINDS = Set.of(Claim.Kind.LOCK);
+    private static final Set<Claim.Kind> KINDS =
+            Set.of(Claim.Kind.LOCK, Claim.Kind.READ_WRITE_LOCK, Claim.Kind.SEMAPHORE);
 
     private final CuratorFramework curator;
     private final boolean ownsCurator;
@@ -91,6 +106,10 @@ final class ZooKeeperLockStore implements ClaimStore, ClaimAdmin, QueueOrdered, 
     private final ZkHandOff handOff;
     private final ZkLeases leases;
     private final ZkAdmin admin;
+    private final ZkClaimWatches claimWatches;
+    private final ZkClaims claims;
+    private final ZkLatches latches;
+    private final ZkClaimAdmin claimAdmin;
 
     /**
      * The fencing token of a grant of the entry created at {@code czxid}: {@code czxid * (SPARE_TOKEN_CAP + 1)}, so
@@ -132,11 +151,22 @@ final class ZooKeeperLockStore implements ClaimStore, ClaimAdmin, QueueOrdered, 
         this.handOff = new ZkHandOff(ops, entries, session, mirrors);
         this.leases = new ZkLeases(ops, entries, session);
         this.admin = new ZkAdmin(ops);
+        this.claimWatches = new ZkClaimWatches(ops);
+        this.claims = new ZkClaims(ops, session, claimWatches, retryWithin);
+        this.latches = new ZkLatches(ops, rootPath);
+        this.claimAdmin = new ZkClaimAdmin(ops, latches);
     }
 
     /** Creates the root path if needed. */
     void start() {
         ZkOps.run("create root " + ops.locksPath(), ops::ensureLocksPath);
+        ZkOps.run("create root " + ops.syncRoot(), () -> {
+            try {
+                var unused = curator.create().creatingParentsIfNeeded().forPath(ops.syncRoot());
+            } catch (org.apache.zookeeper.KeeperException.NodeExistsException e) {
+                // someone else made it
+            }
+        });
     }
 
     @Override
@@ -146,21 +176,35 @@ final class ZooKeeperLockStore implements ClaimStore, ClaimAdmin, QueueOrdered, 
 
     @Override
     public Attempt tryAcquire(Claim claim, boolean queue) {
+        if (claim.kind() != Claim.Kind.LOCK) {
+            return claims.tryAcquire(claim, queue);
+        }
         return acquirer.tryAcquire(claim.key(), claim.owner(), spareTokens(claim), queue);
     }
 
     @Override
     public void abandon(Claim claim) {
+        if (claim.kind() != Claim.Kind.LOCK) {
+            claims.abandon(claim);
+            return;
+        }
         releaser.abandon(claim.key(), claim.owner());
     }
 
     @Override
     public void abandonHold(HeldClaim hold) {
+        if (hold.kind() != Claim.Kind.LOCK) {
+            claims.abandonHold(hold);
+            return;
+        }
         releaser.abandonHold(hold);
     }
 
     @Override
     public boolean release(HeldClaim hold) {
+        if (hold.kind() != Claim.Kind.LOCK) {
+            return claims.release(hold);
+        }
         return releaser.release(hold.key(), hold.owner());
     }
 
@@ -171,17 +215,59 @@ final class ZooKeeperLockStore implements ClaimStore, ClaimAdmin, QueueOrdered, 
 
     @Override
     public Set<HeldClaim> renew(Collection<HeldClaim> holds, Duration lease) {
-        return leases.renew(holds, lease);
+        List<HeldClaim> lockHolds = new ArrayList<>(holds.size());
+        List<HeldClaim> claimHolds = new ArrayList<>();
+        for (HeldClaim h : holds) {
+            (h.kind() == Claim.Kind.LOCK ? lockHolds : claimHolds).add(h);
+        }
+        if (claimHolds.isEmpty()) {
+            return leases.renew(lockHolds, lease);
+        }
+        Set<HeldClaim> gone = new HashSet<>(claims.renew(claimHolds));
+        if (!lockHolds.isEmpty()) {
+            gone.addAll(leases.renew(lockHolds, lease));
+        }
+        return gone;
     }
 
     @Override
     public int available(LockKey key, Claim.Kind kind, int size) {
+        if (kind != Claim.Kind.LOCK) {
+            return claimAdmin.available(key, kind, size);
+        }
         return admin.available(key);
     }
 
+    /**
+     * Subscribes to the name node of a read-write lock or semaphore when this client has an entry there (the engine
+     * subscribes after a busy answer, whose attempt made one), else to the lock node.
+     */
     @Override
     public Subscription subscribe(LockKey key, Runnable wakeUp) {
+        if (claims.hasEntry(key.name())) {
+            return claimWatches.subscribe(ops.syncPath(key), wakeUp);
+        }
         return mirrors.subscribe(ops.lockPath(key), wakeUp);
+    }
+
+    @Override
+    public boolean trySetCount(LockKey key, long count, Duration expiry) {
+        return latches.trySetCount(key, count, expiry);
+    }
+
+    @Override
+    public long countDown(LockKey key, String callId, Duration expiry) {
+        return latches.countDown(key, callId, expiry);
+    }
+
+    @Override
+    public long count(LockKey key) {
+        return latches.count(key);
+    }
+
+    @Override
+    public Subscription watchZero(LockKey key, Runnable wakeUp) {
+        return latches.watchZero(key, wakeUp);
     }
 
     @Override
@@ -191,22 +277,28 @@ final class ZooKeeperLockStore implements ClaimStore, ClaimAdmin, QueueOrdered, 
 
     @Override
     public Optional<LockInfo> inspect(LockKey key) {
-        return admin.inspect(key);
+        Optional<LockInfo> lock = admin.inspect(key);
+        return lock.isPresent() ? lock : claimAdmin.inspect(key);
     }
 
     @Override
     public List<LockInfo> list(String prefix, int limit) {
-        return admin.list(prefix, limit);
+        List<LockInfo> all = new ArrayList<>(admin.list(prefix, limit));
+        all.addAll(claimAdmin.list(prefix, limit));
+        all.sort(java.util.Comparator.comparing(LockInfo::name));
+        return all.size() > limit ? List.copyOf(all.subList(0, limit)) : all;
     }
 
     @Override
     public Optional<LockInfo> forceRelease(LockKey key) {
-        return admin.forceRelease(key);
+        Optional<LockInfo> lock = admin.forceRelease(key);
+        return lock.isPresent() ? lock : claimAdmin.forceRelease(key, null);
     }
 
     @Override
     public Optional<LockInfo> forceRelease(LockKey key, OwnerId owner) {
-        return admin.forceRelease(key, owner);
+        Optional<LockInfo> lock = admin.forceRelease(key, owner);
+        return lock.isPresent() ? lock : claimAdmin.forceRelease(key, owner);
     }
 
     @Override
@@ -216,7 +308,10 @@ final class ZooKeeperLockStore implements ClaimStore, ClaimAdmin, QueueOrdered, 
         }
         session.stopListening();
         mirrors.closeAll();
-        entries.close(!ownsCurator); // a session that outlives the store would keep its ephemeral entries
+        claimWatches.closeAll();
+        entries.close(!ownsCurator);
+        claims.close(!ownsCurator);
+        latches.close(); // a session that outlives the store would keep its ephemeral entries
         session.stopBackground();
         if (ownsCurator) {
             curator.close();

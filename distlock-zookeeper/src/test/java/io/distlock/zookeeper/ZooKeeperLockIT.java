@@ -2,6 +2,7 @@ package io.distlock.zookeeper;
 
 import io.distlock.LockClient;
 import io.distlock.testkit.AllLockContracts;
+import io.distlock.testkit.AsyncContract;
 import io.distlock.testkit.MultiProcessContract;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /** The whole contract suite against an in-process ZooKeeper server. */
-class ZooKeeperLockIT implements AllLockContracts, MultiProcessContract {
+class ZooKeeperLockIT implements AllLockContracts, MultiProcessContract, AsyncContract {
     private static TestingServer server;
     private static CuratorFramework admin;
 

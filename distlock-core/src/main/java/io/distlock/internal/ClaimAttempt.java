@@ -1,0 +1,142 @@
+package io.distlock.internal;
+
+import io.distlock.spi.Attempt;
+import io.distlock.spi.Claim;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One acquire of a claim in progress: the attempt loop of {@link ClaimAcquirer} cut into steps, with the loop's state
+ * kept between them. A step runs until the acquire is decided or the waiter must wait; then it says how long (at most)
+ * to wait for a wake-up. A parked thread runs the steps one after another; an asynchronous acquire ({@link AsyncWait})
+ * runs each on the client's executor when its waiter is woken or its timer fires.
+ */
+final class ClaimAttempt {
+    private final ClaimAcquirer a;
+    final ClaimView view;
+    final ClaimState s;
+    final Claim claim;
+    private final boolean threadView;
+    private final boolean interruptible;
+    private final Supplier<ClaimWaiter.Flagged> newWaiter;
+    private final long start;
+    private final long deadline;
+    private final boolean mayWait;
+    private @Nullable Backoff backoff;
+    private boolean notifies = true;
+    private ClaimWaiter.@Nullable Flagged w;
+
+    /** After a step that did not decide: how long to wait for a wake-up before the next step. */
+    long waitNanos;
+    /** After a step that decided: the hold, or null when the wait ran out (or a wait of 0's one attempt was busy). */
+    @Nullable
+    ClaimHold result;
+
+    ClaimAttempt(
+            ClaimAcquirer a,
+            ClaimView view,
+            ClaimState s,
+            Claim claim,
+            AcquireCall call,
+            long start,
+            Supplier<ClaimWaiter.Flagged> newWaiter) {
+        this.a = a;
+        this.view = view;
+        this.s = s;
+        this.claim = claim;
+        this.threadView = call.threadView();
+        this.interruptible = call.interruptible();
+        this.newWaiter = newWaiter;
+        this.start = start;
+        this.deadline = start + call.waitNanos();
+        this.mayWait = call.waitNanos() > 0;
+    }
+
+    /** The waiter, once the acquire waits. */
+    ClaimWaiter.@Nullable Flagged waiter() {
+        return w;
+    }
+
+    /** Ends a wait that did not decide: the waiter leaves and its queue entry is abandoned. */
+    void giveUp() {
+        ClaimWaiter waiter = w;
+        if (waiter != null) {
+            a.giveUp(s, waiter, claim);
+        }
+    }
+
+    /** Runs the loop until the acquire is decided (true, see {@link #result}) or must wait ({@link #waitNanos}). */
+    boolean step() throws InterruptedException {
+        for (; ; ) {
+            ClaimWaiter.Flagged w = this.w;
+            if (a.engine.isClosed()) {
+                if (w != null) {
+                    a.giveUp(s, w, claim); // the client closed under a waiter: its queue entry goes too
+                }
+                a.engine.ensureOpen();
+            }
+            if (w != null) {
+                w.woken = false; // a wake-up from here on means: try again without waiting
+            }
+            long sent = a.ticker.read();
+            Attempt answer;
+            try {
+                answer = a.store.tryAcquire(claim, mayWait);
+            } catch (IllegalStateException e) {
+                ClaimAcquirer.leave(s, w); // the name is another kind, or a semaphore of another size: nothing written
+                throw e;
+            } catch (RuntimeException e) {
+                ClaimAcquirer.leave(s, w);
+                a.abandonQuietly(claim); // the grant may have happened with its answer lost
+                if (interruptible && StoreCalls.interruptedBy(e)) {
+                    InterruptedException ie =
+                            new InterruptedException("interrupted while asking the store for " + view.describe());
+                    ie.initCause(e);
+                    throw ie;
+                }
+                throw StoreCalls.storeFailure("acquire", s.key, e);
+            }
+            if (answer instanceof Attempt.Acquired acquired) {
+                ClaimHold h = new ClaimHold(a.engine, s, view, claim, acquired.fencingToken(), threadView, sent);
+                a.install(s, w, h);
+                a.config.metrics().acquired(view.name, a.ticker.read() - start);
+                view.listeners.acquired(h.fencingToken());
+                result = h;
+                return true;
+            }
+            if (!mayWait) {
+                a.config.metrics().notAcquired(view.name, 0);
+                result = null;
+                return true;
+            }
+            long retry =
+                    Math.max(ClaimAcquirer.MIN_RETRY_NANOS, ClaimAcquirer.nanos(((Attempt.Busy) answer).retryWithin()));
+            if (w == null) {
+                // subscribe, then try again at once: a release between the busy answer and the subscription would
+                // otherwise be missed
+                notifies = a.subscribe(s);
+                ClaimWaiter.Flagged joined = newWaiter.get();
+                this.w = joined;
+                ClaimAcquirer.join(s, joined);
+                continue;
+            }
+            if (!notifies) {
+                Backoff b = backoff;
+                if (b == null) {
+                    b = new Backoff(ClaimAcquirer.POLL_BASE_NANOS, ClaimAcquirer.POLL_CAP_NANOS);
+                    backoff = b;
+                }
+                retry = Math.min(retry, b.nextNanos());
+            }
+            long now = a.ticker.read();
+            if (now - deadline >= 0) {
+                a.giveUp(s, w, claim);
+                a.config.metrics().notAcquired(view.name, now - start);
+                result = null;
+                return true;
+            }
+            waitNanos = Math.min(deadline - now, retry);
+            return false;
+        }
+    }
+}
