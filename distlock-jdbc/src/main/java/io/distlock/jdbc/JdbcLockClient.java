@@ -14,6 +14,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
@@ -160,6 +161,7 @@ public final class JdbcLockClient extends EngineClient {
         private int maxWaiters = EngineConfig.DEFAULT_MAX_WAITERS;
         private int maxPinnedConnections = 8;
         private Duration latchExpiry = EngineConfig.DEFAULT_LATCH_EXPIRY;
+        private @Nullable Executor asyncExecutor;
         private @Nullable EngineConfig config;
 
         private Builder() {}
@@ -265,18 +267,26 @@ public final class JdbcLockClient extends EngineClient {
          * How long a count-down latch's row stays in the database after its last change (set or count-down) when it
          * does not reach zero; default one day. A latch past it reads as absent (count 0).
          *
-         * @throws IllegalArgumentException if not positive
+         * @throws IllegalArgumentException if the expiry is not positive or too large
          */
         public Builder latchExpiry(Duration value) {
-            Objects.requireNonNull(value, "latchExpiry");
-            if (value.isNegative() || value.isZero()) {
-                throw new IllegalArgumentException("latchExpiry must be positive: " + value);
-            }
-            this.latchExpiry = value;
+            this.latchExpiry = Checks.lease(value, "latchExpiry");
             return this;
         }
 
         /** Replaces the engine configuration (ticker, metrics); for tests in this package. */
+        /**
+         * Where asynchronous acquires run their steps and complete their futures, so user callbacks never run on a
+         * store's I/O thread; default: the client's own small pool of daemon threads, shut down with the client. A
+         * given executor is left running when the client closes.
+         *
+         * @throws NullPointerException if {@code asyncExecutor} is null
+         */
+        public Builder asyncExecutor(Executor asyncExecutor) {
+            this.asyncExecutor = Objects.requireNonNull(asyncExecutor, "asyncExecutor");
+            return this;
+        }
+
         Builder engineConfig(EngineConfig value) {
             this.config = value;
             return this;
@@ -307,8 +317,10 @@ public final class JdbcLockClient extends EngineClient {
                 throw new IllegalArgumentException("mode " + mode + " needs PostgreSQL, MariaDB or MySQL, not H2");
             }
             EngineConfig base = config != null ? config : EngineConfig.defaults();
-            EngineConfig cfg =
-                    base.withWatchdogLease(leaseTime).withMaxWaiters(maxWaiters).withLatchExpiry(latchExpiry);
+            EngineConfig cfg = base.withWatchdogLease(leaseTime)
+                    .withMaxWaiters(maxWaiters)
+                    .withLatchExpiry(latchExpiry)
+                    .withAsyncExecutor(asyncExecutor);
             if (clientId != null) {
                 cfg = cfg.withClientId(clientId);
             }

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -173,6 +174,7 @@ public final class RedLockClient implements LockClient {
         private Duration leaseTime = EngineConfig.DEFAULT_LEASE;
         private Duration nodeTimeout = Duration.ofMillis(200);
         private @Nullable String clientId;
+        private @Nullable Executor asyncExecutor;
 
         private Builder() {}
 
@@ -245,6 +247,18 @@ public final class RedLockClient implements LockClient {
         }
 
         /**
+         * Where asynchronous acquires run their steps and complete their futures, so user callbacks never run on a
+         * store's I/O thread; default: the client's own small pool of daemon threads, shut down with the client. A
+         * given executor is left running when the client closes.
+         *
+         * @throws NullPointerException if {@code asyncExecutor} is null
+         */
+        public Builder asyncExecutor(Executor asyncExecutor) {
+            this.asyncExecutor = Objects.requireNonNull(asyncExecutor, "asyncExecutor");
+            return this;
+        }
+
+        /**
          * Connects to the nodes and returns the client.
          *
          * @throws IllegalStateException if no nodes were given
@@ -254,7 +268,8 @@ public final class RedLockClient implements LockClient {
             if (nodes.isEmpty()) {
                 throw new IllegalStateException("no nodes chosen: call nodes(...)");
             }
-            EngineConfig config = EngineConfig.defaults().withWatchdogLease(leaseTime);
+            EngineConfig config =
+                    EngineConfig.defaults().withWatchdogLease(leaseTime).withAsyncExecutor(asyncExecutor);
             if (clientId != null) {
                 config = config.withClientId(clientId);
             }

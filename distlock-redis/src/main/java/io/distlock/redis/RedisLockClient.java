@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -166,6 +167,7 @@ public final class RedisLockClient extends EngineClient {
         private @Nullable String clientId;
         private int maxWaiters = EngineConfig.DEFAULT_MAX_WAITERS;
         private Duration latchExpiry = EngineConfig.DEFAULT_LATCH_EXPIRY;
+        private @Nullable Executor asyncExecutor;
 
         private Builder() {}
 
@@ -304,6 +306,18 @@ public final class RedisLockClient extends EngineClient {
         }
 
         /**
+         * Where asynchronous acquires run their steps and complete their futures, so user callbacks never run on a
+         * store's I/O thread; default: the client's own small pool of daemon threads, shut down with the client. A
+         * given executor is left running when the client closes.
+         *
+         * @throws NullPointerException if {@code asyncExecutor} is null
+         */
+        public Builder asyncExecutor(Executor asyncExecutor) {
+            this.asyncExecutor = Objects.requireNonNull(asyncExecutor, "asyncExecutor");
+            return this;
+        }
+
+        /**
          * The label of the client's identity in the store; default {@code pid<process id>}. The client id, the prefix
          * of every owner id it writes, is the label followed by a fresh 128-bit secret, so owner ids cannot be guessed.
          *
@@ -339,7 +353,8 @@ public final class RedisLockClient extends EngineClient {
             EngineConfig config = EngineConfig.defaults()
                     .withWatchdogLease(leaseTime)
                     .withMaxWaiters(maxWaiters)
-                    .withLatchExpiry(latchExpiry);
+                    .withLatchExpiry(latchExpiry)
+                    .withAsyncExecutor(asyncExecutor);
             if (clientId != null) {
                 config = config.withClientId(clientId);
             }

@@ -60,4 +60,22 @@ class RedisLockClientTest {
                 .hasMessageContaining("a:b");
         assertThatThrownBy(() -> RedisLockClient.builder().cluster()).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    @SuppressWarnings("NullAway") // passing null on purpose
+    void builder_synchronizerAndAsyncOptions_badValues_throw_namingTheArgument() {
+        assertThatThrownBy(() -> RedisLockClient.builder().asyncExecutor(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("asyncExecutor");
+        assertThatThrownBy(() -> RedisLockClient.builder().maxWaiters(0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxWaiters must be positive: 0");
+        assertThatThrownBy(() -> RedisLockClient.builder().latchExpiry(Duration.ofSeconds(-1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("latchExpiry")
+                .hasMessageContaining("PT-1S");
+        assertThatThrownBy(() -> RedLockClient.builder().asyncExecutor(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("asyncExecutor");
+    }
 }

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -169,6 +170,7 @@ public final class ZooKeeperLockClient extends EngineClient {
         private @Nullable Path keyStore;
         private String keyStorePassword = "";
         private Duration latchExpiry = EngineConfig.DEFAULT_LATCH_EXPIRY;
+        private @Nullable Executor asyncExecutor;
 
         private Builder() {}
 
@@ -333,6 +335,18 @@ public final class ZooKeeperLockClient extends EngineClient {
         }
 
         /**
+         * Where asynchronous acquires run their steps and complete their futures, so user callbacks never run on a
+         * store's I/O thread; default: the client's own small pool of daemon threads, shut down with the client. A
+         * given executor is left running when the client closes.
+         *
+         * @throws NullPointerException if {@code asyncExecutor} is null
+         */
+        public Builder asyncExecutor(Executor asyncExecutor) {
+            this.asyncExecutor = Objects.requireNonNull(asyncExecutor, "asyncExecutor");
+            return this;
+        }
+
+        /**
          * The label of the client's identity in owner ids; {@code pid<process id>} by default. The client id is the
          * label followed by a fresh 128-bit secret, so owner ids cannot be guessed.
          *
@@ -377,8 +391,10 @@ public final class ZooKeeperLockClient extends EngineClient {
             if (given != null && given.getState() != CuratorFrameworkState.STARTED) {
                 throw new IllegalStateException("the given curator must be started: " + given.getState());
             }
-            EngineConfig config =
-                    EngineConfig.defaults().withMaxWaiters(maxWaiters).withLatchExpiry(latchExpiry);
+            EngineConfig config = EngineConfig.defaults()
+                    .withMaxWaiters(maxWaiters)
+                    .withLatchExpiry(latchExpiry)
+                    .withAsyncExecutor(asyncExecutor);
             if (clientId != null) {
                 config = config.withClientId(clientId);
             }
