@@ -145,6 +145,7 @@ public final class EtcdLockClient extends EngineClient {
         private @Nullable Client client;
         private @Nullable String clientId;
         private int maxWaiters = EngineConfig.DEFAULT_MAX_WAITERS;
+        private Duration latchExpiry = EngineConfig.DEFAULT_LATCH_EXPIRY;
 
         private Builder() {}
 
@@ -289,6 +290,19 @@ public final class EtcdLockClient extends EngineClient {
         }
 
         /**
+         * How long a count-down latch's data stays in etcd after its last change (its count key and count-down ids are
+         * on an etcd lease with this TTL, rounded up to whole seconds, kept alive by each change); an expired latch
+         * reads as absent. Default one day.
+         *
+         * @throws NullPointerException if {@code latchExpiry} is null
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder latchExpiry(Duration latchExpiry) {
+            this.latchExpiry = Checks.positive(latchExpiry, "latchExpiry");
+            return this;
+        }
+
+        /**
          * The label of the client's identity in etcd; default {@code pid<process id>}. The client id, the prefix of
          * every owner it writes, is the label followed by a fresh 128-bit secret, so owner ids cannot be guessed.
          *
@@ -312,8 +326,10 @@ public final class EtcdLockClient extends EngineClient {
         public EtcdLockClient build() {
             Client given = client;
             Client jetcd = given != null ? given : buildJetcd();
-            EngineConfig config =
-                    EngineConfig.defaults().withWatchdogLease(leaseTtl).withMaxWaiters(maxWaiters);
+            EngineConfig config = EngineConfig.defaults()
+                    .withWatchdogLease(leaseTtl)
+                    .withMaxWaiters(maxWaiters)
+                    .withLatchExpiry(latchExpiry);
             if (clientId != null) {
                 config = config.withClientId(clientId);
             }

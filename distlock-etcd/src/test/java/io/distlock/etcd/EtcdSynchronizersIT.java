@@ -1,0 +1,101 @@
+package io.distlock.etcd;
+
+import io.distlock.LockClient;
+import io.distlock.testkit.AllSynchronizerContracts;
+import io.distlock.testkit.MultiProcessSynchronizerContract;
+import io.distlock.testkit.SemaphoreAsLock;
+import io.distlock.testkit.WriteLockAsLock;
+import io.distlock.testkit.server.EtcdServer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The read-write lock, semaphore and latch contracts, in one JVM and across processes, and the whole lock contract on
+ * the write lock and on a one-permit semaphore, on an etcd this class starts.
+ */
+class EtcdSynchronizersIT implements AllSynchronizerContracts, MultiProcessSynchronizerContract {
+    @RegisterExtension
+    static final EtcdServer etcd = EtcdServer.onFreePort();
+
+    private static EtcdFixture fixture;
+
+    @BeforeAll
+    static void connect() {
+        fixture = new EtcdFixture(etcd.endpoints(), "distlock/");
+    }
+
+    @AfterAll
+    static void disconnect() {
+        fixture.close();
+    }
+
+    static LockClient client(Duration watchdogLease) {
+        return EtcdLockClient.builder()
+                .endpoints(etcd.endpoints())
+                .leaseTtl(watchdogLease)
+                .build();
+    }
+
+    @Override
+    public LockClient createClient(Duration watchdogLease) {
+        return client(watchdogLease);
+    }
+
+    @Override
+    public void expireHold(String name) {
+        fixture.expireHold(name);
+    }
+
+    @Override
+    public List<String> residue(String name) {
+        return fixture.residueWithLatch(name);
+    }
+
+    @Override
+    public Optional<ChildClient> childClient() {
+        return Optional.of(new ChildClient(EtcdChildClientFactory.class, etcd.endpoints()));
+    }
+
+    /** The whole lock contract on the write lock. */
+    @Nested
+    class WriteLock implements WriteLockAsLock {
+        @Override
+        public LockClient createBackendClient(Duration watchdogLease) {
+            return client(watchdogLease);
+        }
+
+        @Override
+        public void expireHold(String name) {
+            fixture.expireHold(name);
+        }
+
+        @Override
+        public List<String> residue(String name) {
+            return fixture.residue(name);
+        }
+    }
+
+    /** The whole lock contract on a one-permit semaphore. */
+    @Nested
+    class OnePermitSemaphore implements SemaphoreAsLock {
+        @Override
+        public LockClient createBackendClient(Duration watchdogLease) {
+            return client(watchdogLease);
+        }
+
+        @Override
+        public void expireHold(String name) {
+            fixture.expireHold(name);
+        }
+
+        @Override
+        public List<String> residue(String name) {
+            return fixture.residue(name);
+        }
+    }
+}
