@@ -27,10 +27,10 @@ import org.jspecify.annotations.Nullable;
  *   The keys a waiting key depends on are those ahead of it that block it; only their deletes can let it in.
  *
  * One name, one kind
- *   Each key's value says its kind and, for a semaphore, the size its owner asked for. A key ahead of ours of another
- *   kind (a lock's key has no kind), or a semaphore key ahead of ours with another size, means the name is in use as
- *   something else: the claim is refused with IllegalStateException. The first key's kind and size are those of the
- *   name; a key behind it that does not match is refused by its own owner's check, so mismatches never grant.
+ *   Each key's value says its kind and, for a semaphore, the size its owner asked for. A key of another kind anywhere
+ *   in the queue (a lock's key has no kind), or a semaphore key ahead of ours with another size, means the name is in
+ *   use as something else: the claim is refused with IllegalStateException. The first key's size is the
+ *   semaphore's; a key behind it with another size is refused by its own owner's check, so mismatches never grant.
  */
 /** The grant rule of read-write locks and semaphores over one read of a name's keys. */
 final class EtcdClaimQueue {
@@ -125,13 +125,19 @@ final class EtcdClaimQueue {
         return new Verdict(granted, granted ? Map.of() : blockers, budget);
     }
 
-    /** Refuses a claim on a name whose first key says another kind or size. */
+    /**
+     * Refuses a claim on a name with a key of another kind anywhere in its queue (a lock's key behind ours would
+     * otherwise be granted at the head while a downgraded read key shares the place before it), or with a semaphore
+     * key of another size ahead of ours.
+     */
     static void checkKinds(Claim claim, List<Key> queue, @Nullable ByteSequence mine, long myPlace) {
         for (Key k : queue) {
-            if (k.key.equals(mine) || k.place > myPlace) {
+            if (k.key.equals(mine)) {
                 continue;
             }
-            check(claim.key().name(), claim.kind(), claim.size(), k);
+            if (k.kind != claim.kind() || k.place <= myPlace) {
+                check(claim.key().name(), claim.kind(), claim.size(), k);
+            }
         }
     }
 
