@@ -49,6 +49,12 @@ import org.jspecify.annotations.Nullable;
  * client, kept alive by the client's watchdog with one keep-alive per tick; a hold with a fixed lease gets an etcd lease
  * of its own with the hold's length as its TTL, never kept alive once granted, so etcd ends it by itself.
  *
+ * <p>Read-write locks and semaphores queue the same way: each read, write or permit hold is a key of its own on a lease,
+ * granted from the keys ahead of it alone (a write key when none is ahead, a read key when no other owner's write key
+ * is ahead, a semaphore key when the permits ahead plus its own fit the size), with its create revision as the fencing
+ * token. A count-down latch is a count key changed by compare-and-swap on its mod revision, with one key per counted
+ * call id, on a lease of its own that each change keeps alive for {@link Builder#latchExpiry}.
+ *
  * <h2>Guarantees</h2>
  *
  * <ul>
