@@ -16,6 +16,7 @@ import io.distlock.spi.HeldClaim;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.QueueOrdered;
+import io.distlock.spi.SessionHolds;
 import io.distlock.spi.Subscription;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
@@ -26,6 +27,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,7 +64,10 @@ import org.slf4j.LoggerFactory;
  *   cannot touch another owner's key, and the deleted key's create revision says whether it was the hold being
  *   released (its fencing token). An uncontended acquire and release is one transaction and one delete, the fewest Raft writes a lock
  *   can do. abandon deletes the waiter's key, which also deletes a grant the engine never saw: a waiter that gave up
- *   can never become the holder later (jetcd issue #291).
+ *   can never become the holder later (jetcd issue #291). abandonHold (SessionHolds) ends one hold the engine found
+ *   lost or whose fixed lease ran out: a transaction deletes the key only while it has the hold's create revision, so
+ *   the owner's newer key is never touched, and a fixed-lease hold's own etcd lease is revoked. The engine's timer thus
+ *   frees a fixed-lease hold at its length, not at etcd's rounded-up TTL, which still ends it if this client dies.
  *
  * Closing
  *   Closing stops the watches and revokes every lease of this client, which deletes every key on them: waiters'
@@ -71,7 +77,7 @@ import org.slf4j.LoggerFactory;
  * The etcd {@link ClaimStore} of locks, read-write locks and semaphores, and {@link CounterStore} of count-down latches:
  * one key per owner and mode, FIFO by create revision, revision fencing.
  */
-final class EtcdLockStore implements ClaimStore, CounterStore, ClaimAdmin, QueueOrdered, HandsOff {
+final class EtcdLockStore implements ClaimStore, CounterStore, ClaimAdmin, QueueOrdered, HandsOff, SessionHolds {
     private static final Logger log = LoggerFactory.getLogger(EtcdLockStore.class);
     private static final int MAX_SPARE_TOKENS = 0; // a token is a create revision etcd assigns: none can be set aside
     private static final DeleteOption PREV_KV =
@@ -147,6 +153,53 @@ final class EtcdLockStore implements ClaimStore, CounterStore, ClaimAdmin, Queue
         if (e != null) {
             entries.ended(e);
         }
+    }
+
+    /**
+     * Ends one hold the engine found lost or whose fixed lease ran out: deletes the hold's key only while it still has
+     * the hold's create revision (its fencing token), so a newer key of the same owner is never touched, and revokes
+     * the etcd lease of the hold's own when it had a fixed lease. The shared watchdog lease is never revoked here: other
+     * keys are on it.
+     *
+     * <p>It sends the delete and does not wait for it. The engine calls this for each hold it finds lost, one after
+     * another, also when etcd cannot be reached (a hold whose lease ended unconfirmed): waiting up to a request timeout
+     * for each would tell the owners of the holds after it of their loss that much later. A key the delete misses ends
+     * with its lease, as before this step existed; a newer key of the owner is safe from a late delete, which compares
+     * the create revision, and the owner's next acquire writes a new key anyway (EtcdAcquirer drops unknown leftovers).
+     */
+    @Override
+    public void abandonHold(HeldClaim hold) {
+        var unused = endHold(hold);
+    }
+
+    /** {@link #abandonHold}; the answer completes once the delete and the lease's revoke were sent and answered. */
+    CompletableFuture<?> endHold(HeldClaim hold) {
+        if (closed) {
+            return CompletableFuture.completedFuture(null); // closing revoked every lease, and with them every key
+        }
+        String path = keys.holdKey(hold.key().name(), hold.owner().value(), hold.kind(), hold.mode());
+        Entry e = entries.get(path);
+        Entry own = e != null && e.revision == hold.fencingToken() && entries.remove(path, e) ? e : null;
+        CompletableFuture<@Nullable KeyValue> delete;
+        try {
+            delete = requests.deleteIfRevisionAsync(bytes(path), hold.fencingToken());
+        } catch (RuntimeException ex) {
+            delete = CompletableFuture.failedFuture(ex);
+        }
+        return delete.whenComplete((gone, failure) -> {
+            if (own != null) {
+                entries.ended(own); // revokes the hold's own lease, if it had one (which also deletes the key)
+            } else if (gone != null && gone.getLease() != 0 && !leases.isShared(gone.getLease())) {
+                // a fixed-lease grant whose entry was already forgotten (its lease had passed): its lease is its own
+                leases.revokeQuietly(gone.getLease());
+            }
+            if (failure != null) {
+                log.debug(
+                        "distlock: could not end lost {} in etcd; it ends with its lease",
+                        OwnerId.redact(path),
+                        failure);
+            }
+        });
     }
 
     @Override
