@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The benchmark entry point: {@code java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|redis-async|zookeeper-sync|jdbc-sync|redis-sync|multilock|engine> [options]}.
+ * The benchmark entry point: {@code java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|etcd-sync|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|redis-async|zookeeper-sync|jdbc-sync|redis-sync|multilock|engine> [options]}.
  *
  * <pre>
  * --seconds N          measured seconds per phase (default 5; quick: 2)
@@ -69,6 +69,7 @@ public final class BenchMain {
                     "jdbc",
                     "zookeeper",
                     "etcd",
+                    "etcd-sync",
                     "quick",
                     "redis-keys",
                     "redis-clients",
@@ -109,6 +110,7 @@ public final class BenchMain {
                 case "zookeeper" -> ZooKeeperBench.run(zookeeper, phase, out);
                 case "zookeeper-sync" -> ZooKeeperSyncBench.run(zookeeper, phase, out);
                 case "etcd" -> EtcdBench.run(etcd, phase, out);
+                case "etcd-sync" -> EtcdSyncBench.run(etcd, phase, out);
                 default -> throw new AssertionError(part);
             }
             out.printf("%n_%s took %.0f s_%n", part, (System.nanoTime() - start) / 1e9);
@@ -126,7 +128,7 @@ public final class BenchMain {
 
     private static void usage(PrintStream out) {
         out.println(
-                "usage: java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|redis-async|zookeeper-sync|jdbc-sync|redis-sync|multilock|engine> [--seconds N]"
+                "usage: java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|etcd-sync|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|redis-async|zookeeper-sync|jdbc-sync|redis-sync|multilock|engine> [--seconds N]"
                         + " [--redis URI] [--mariadb JDBC-URL] [--postgres JDBC-URL] [--zookeeper HOST:PORT] [--etcd URL] [--csv FILE]");
     }
 }

@@ -6,13 +6,16 @@ import static io.distlock.etcd.EtcdRequests.first;
 
 import io.distlock.LockInfo;
 import io.distlock.etcd.EtcdRequests.RequestFailedException;
+import io.distlock.spi.Claim;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Lease;
 import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.lease.LeaseTimeToLiveResponse;
+import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.LeaseOption;
 import io.etcd.jetcd.options.OptionsUtil;
@@ -47,6 +50,11 @@ import java.util.concurrent.CompletableFuture;
  *   release of one owner's hold does the same only while that owner's key is the head: an owner whose key waits in
  *   the queue holds nothing, and keeps its place.
  *
+ * Read-write locks, semaphores, latches
+ *   A name whose oldest key says it is a read-write lock or semaphore is shown with every hold the grant rule lets in
+ *   (EtcdClaimQueue), the others as waiters; a name with only a count key is a latch, with its count and the TTL left
+ *   of its lease. The forced release of such a name deletes its oldest key, as for a lock.
+ *
  * Free or held
  *   A lock is held exactly while its name has a key: the head holds it, whether or not its owner has seen the grant
  *   yet. available counts the keys without reading them.
@@ -69,13 +77,88 @@ final class EtcdAdmin {
     }
 
     Optional<LockInfo> inspect(LockKey key) {
-        GetResponse r =
-                requests.await(requests.kv().get(bytes(keys.namePrefix(key.name())), HEAD_WITH_VALUE), "inspect");
+        TxnResponse t = requests.await(
+                requests.kv()
+                        .txn()
+                        .Then(
+                                Op.get(bytes(keys.namePrefix(key.name())), HEAD_WITH_VALUE),
+                                Op.get(bytes(keys.latchKey(key.name())), GetOption.DEFAULT))
+                        .commit(),
+                "inspect");
+        GetResponse r = t.getGetResponses().get(0);
         KeyValue head = first(r);
         if (head == null) {
-            return Optional.empty();
+            KeyValue latch = first(t.getGetResponses().get(1));
+            return latch == null ? Optional.empty() : Optional.of(latchInfo(key.name(), latch));
+        }
+        EtcdClaimQueue.Key parsed = EtcdClaimQueue.Key.of(head);
+        if (parsed.kind() != Claim.Kind.LOCK) {
+            return Optional.of(claimInfo(key.name(), parsed.kind(), parsed.size()));
         }
         return Optional.of(info(key.name(), head, r.getCount() - 1, remaining(head)));
+    }
+
+    /** A read-write lock's or semaphore's holds (the keys the grant rule lets in) and waiters. */
+    private LockInfo claimInfo(String name, Claim.Kind kind, int size) {
+        List<KeyValue> kvs = requests.await(
+                        requests.kv().get(bytes(keys.namePrefix(name)), EtcdClaims.QUEUE), "inspect")
+                .getKvs();
+        Map<ByteSequence, KeyValue> byKey = new HashMap<>();
+        for (KeyValue kv : kvs) {
+            byKey.put(kv.getKey(), kv);
+        }
+        List<EtcdClaimQueue.Key> granted = EtcdClaimQueue.granted(kind, size, EtcdClaimQueue.parse(kvs));
+        List<LockInfo.Holder> holders = new ArrayList<>();
+        for (EtcdClaimQueue.Key k : granted) {
+            KeyValue kv = byKey.get(k.key());
+            String path = k.key().toString(StandardCharsets.UTF_8);
+            EtcdKeys.Parsed p = keys.parse(path);
+            String owner = p == null ? path : p.owner();
+            if (owner.endsWith(EtcdKeys.READ_SUFFIX) && !k.exclusive()) {
+                owner = owner.substring(0, owner.length() - EtcdKeys.READ_SUFFIX.length());
+            }
+            holders.add(new LockInfo.Holder(
+                    owner, k.exclusive(), k.permits(), kv == null ? Duration.ZERO : remaining(kv), k.revision()));
+        }
+        LockInfo.Kind infoKind = kind == Claim.Kind.SEMAPHORE ? LockInfo.Kind.SEMAPHORE : LockInfo.Kind.READ_WRITE_LOCK;
+        return LockInfo.ofHolders(name, infoKind, holders, kvs.size() - granted.size());
+    }
+
+    private LockInfo latchInfo(String name, KeyValue latch) {
+        String v = latch.getValue().toString(StandardCharsets.UTF_8);
+        long count;
+        try {
+            count = Long.parseLong(v.substring(v.indexOf('=') + 1));
+        } catch (NumberFormatException e) {
+            count = 0;
+        }
+        Duration left = latch.getLease() == 0
+                ? Duration.ZERO
+                : Duration.ofSeconds(Math.max(
+                        0,
+                        requests.await(leases.timeToLive(latch.getLease(), LeaseOption.DEFAULT), "inspect")
+                                .getTTL()));
+        return LockInfo.ofLatch(name, count, left);
+    }
+
+    /** The permits of a read-write lock or semaphore that no granted key has. */
+    int available(LockKey key, Claim.Kind kind, int size) {
+        TxnResponse t = requests.await(
+                requests.kv()
+                        .txn()
+                        .Then(
+                                Op.get(bytes(keys.namePrefix(key.name())), EtcdClaims.QUEUE),
+                                Op.get(bytes(keys.latchKey(key.name())), EtcdRequests.KEY_ONLY))
+                        .commit(),
+                "available");
+        if (first(t.getGetResponses().get(1)) != null) {
+            throw EtcdClaimQueue.inUse(key.name(), "count-down latch", kind.label());
+        }
+        return EtcdClaimQueue.available(
+                key.name(),
+                kind,
+                size,
+                EtcdClaimQueue.parse(t.getGetResponses().get(0).getKvs()));
     }
 
     List<LockInfo> list(String prefix, int limit) {

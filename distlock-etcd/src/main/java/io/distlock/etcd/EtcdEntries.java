@@ -29,11 +29,12 @@ import org.jspecify.annotations.Nullable;
  *
  * Fixed leases
  *   A hold with a fixed lease is on an etcd lease of its own, granted with the hold's length as its TTL and never kept
- *   alive once granted, so etcd ends it by itself. No timer of this client ends it: the engine marks the hold lost at
- *   its lease end, and etcd deletes the key when the TTL runs out (the length rounded up to whole seconds, at least
- *   etcd's minimum TTL). The entry of such a grant stays until its lease has passed, then the next grant or attempt
- *   forgets it (fixedEnds), so owners that are used once (a LockHold's) leave nothing behind. An owner that acquires
- *   again before that finds its grant stale and drops it.
+ *   alive once granted, so etcd ends it by itself if this client dies (the length rounded up to whole seconds, at
+ *   least etcd's minimum TTL). While the client lives, the engine marks the hold lost at its lease end and ends it
+ *   through EtcdLockStore.abandonHold (SessionHolds): the key deleted if it still has the hold's create revision, the
+ *   lease revoked. The entry of such a grant stays until its lease has passed, then the next grant or attempt
+ *   forgets it (fixedEnds), so owners that are used once (a LockHold's) leave nothing behind; abandonHold then finds
+ *   the lease in the deleted key. An owner that acquires again before that finds its grant stale and drops it.
  */
 /** What this client knows of its own keys in etcd: queue entries and grants, by key path. */
 final class EtcdEntries {

@@ -1,5 +1,7 @@
 package io.distlock.etcd;
 
+import io.distlock.spi.Claim;
+import io.distlock.spi.Mode;
 import io.distlock.spi.OwnerId;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -17,10 +19,23 @@ import org.jspecify.annotations.Nullable;
  * so the names starting with some text are exactly the keys starting with {@code <namespace><encoded text>}.
  *
  * <p>A key's value is {@code lease=<millis>ms owner=<owner>}: its owner and the nominal lease of its hold, for
- * operators and for the lease left that {@code inspect} reports.
+ * operators and for the lease left that {@code inspect} reports. The keys of read-write locks and semaphores say what
+ * they claim between the two: {@code lease=<millis>ms kind=<rw|semaphore> mode=<x|s> permits=<n> size=<n>
+ * [after=<revision>] owner=<owner>} (see {@link EtcdClaimQueue}). A read lock's key is the owner's key followed by
+ * {@code :r}, so an owner's write and read holds of one name are two keys; owner ids contain exactly one {@code :}, so
+ * the suffix cannot be taken for another owner.
+ *
+ * <p>A count-down latch keeps its count in {@code <namespace><encoded name>%latch} and the ids of the count-downs it
+ * has counted under {@code <namespace><encoded name>%latch/}. An encoded name never contains {@code %l} (a percent sign
+ * is always followed by two hex digits), so these keys belong to no other name and lie outside every name's claim
+ * range.
  */
 final class EtcdKeys {
     private static final char TERMINATOR = '/';
+    /** What a read lock's key adds to its owner's key. */
+    static final String READ_SUFFIX = ":r";
+
+    private static final String LATCH = "%latch";
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
     private final String namespace;
@@ -41,6 +56,22 @@ final class EtcdKeys {
     /** The key an owner writes for a lock. */
     String ownerKey(String name, String owner) {
         return namePrefix(name) + owner;
+    }
+
+    /** The key of an owner's hold of a claim of this kind and mode: read holds have their own key. */
+    String holdKey(String name, String owner, Claim.Kind kind, Mode mode) {
+        String k = ownerKey(name, owner);
+        return kind == Claim.Kind.READ_WRITE_LOCK && mode == Mode.SHARED ? k + READ_SUFFIX : k;
+    }
+
+    /** The key holding a latch's count. */
+    String latchKey(String name) {
+        return namespace + encode(name) + LATCH;
+    }
+
+    /** The key recording that a latch counted the count-down {@code callId}; under {@link #latchKey}'s range. */
+    String latchCallKey(String name, String callId) {
+        return latchKey(name) + TERMINATOR + callId;
     }
 
     /** The range holding the keys of every lock whose name starts with {@code prefix}. */
@@ -70,6 +101,21 @@ final class EtcdKeys {
     /** The value of an owner's key: its owner and its nominal lease. */
     static String value(OwnerId owner, Duration lease) {
         return "lease=" + lease.toMillis() + "ms owner=" + owner.value();
+    }
+
+    /**
+     * The value of a read-write lock's or semaphore's key: its nominal lease, what it claims, and, for a read hold taken
+     * by the holder of the write lock (a downgrade), the create revision of that write key, whose place in the queue the
+     * read hold takes.
+     */
+    static String claimValue(Claim c, long after) {
+        return "lease=" + c.lease().length().toMillis() + "ms kind="
+                + (c.kind() == Claim.Kind.SEMAPHORE ? "semaphore" : "rw")
+                + " mode=" + (c.mode() == Mode.EXCLUSIVE ? "x" : "s")
+                + " permits=" + c.permits()
+                + " size=" + c.size()
+                + (after > 0 ? " after=" + after : "")
+                + " owner=" + c.owner().value();
     }
 
     /** The nominal lease written in a key's value, or null if the value is not ours. */

@@ -187,6 +187,25 @@ final class EtcdLeases {
         }
     }
 
+    /** Whether {@code id} is the client's current shared lease. */
+    boolean isShared(long id) {
+        LeaseRef s = shared;
+        return s != null && s.id == id;
+    }
+
+    /** Revokes the lease {@code id} (etcd deletes its keys), without waiting for the answer. */
+    void revokeQuietly(long id) {
+        try {
+            leases.revoke(id).whenComplete((r, t) -> {
+                if (t != null && !leaseNotFound(t)) {
+                    log.debug("distlock: revoking etcd lease {} failed; it ends with its TTL", id, t);
+                }
+            });
+        } catch (RuntimeException e) {
+            log.debug("distlock: revoking etcd lease {} failed; it ends with its TTL", id, e);
+        }
+    }
+
     /** Revokes the shared lease and {@code others}, waiting for the answers; for closing the store. */
     void revokeAll(Collection<Long> others) {
         List<Long> ids = new ArrayList<>(others);

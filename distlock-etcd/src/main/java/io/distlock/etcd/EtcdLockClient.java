@@ -49,6 +49,12 @@ import org.jspecify.annotations.Nullable;
  * client, kept alive by the client's watchdog with one keep-alive per tick; a hold with a fixed lease gets an etcd lease
  * of its own with the hold's length as its TTL, never kept alive once granted, so etcd ends it by itself.
  *
+ * <p>Read-write locks and semaphores queue the same way: each read, write or permit hold is a key of its own on a lease,
+ * granted from the keys ahead of it alone (a write key when none is ahead, a read key when no other owner's write key
+ * is ahead, a semaphore key when the permits ahead plus its own fit the size), with its create revision as the fencing
+ * token. A count-down latch is a count key changed by compare-and-swap on its mod revision, with one key per counted
+ * call id, on a lease of its own that each change keeps alive for {@link Builder#latchExpiry}.
+ *
  * <h2>Guarantees</h2>
  *
  * <ul>
@@ -145,6 +151,7 @@ public final class EtcdLockClient extends EngineClient {
         private @Nullable Client client;
         private @Nullable String clientId;
         private int maxWaiters = EngineConfig.DEFAULT_MAX_WAITERS;
+        private Duration latchExpiry = EngineConfig.DEFAULT_LATCH_EXPIRY;
 
         private Builder() {}
 
@@ -289,6 +296,19 @@ public final class EtcdLockClient extends EngineClient {
         }
 
         /**
+         * How long a count-down latch's data stays in etcd after its last change (its count key and count-down ids are
+         * on an etcd lease with this TTL, rounded up to whole seconds, kept alive by each change); an expired latch
+         * reads as absent. Default one day.
+         *
+         * @throws NullPointerException if {@code latchExpiry} is null
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder latchExpiry(Duration latchExpiry) {
+            this.latchExpiry = Checks.positive(latchExpiry, "latchExpiry");
+            return this;
+        }
+
+        /**
          * The label of the client's identity in etcd; default {@code pid<process id>}. The client id, the prefix of
          * every owner it writes, is the label followed by a fresh 128-bit secret, so owner ids cannot be guessed.
          *
@@ -312,8 +332,10 @@ public final class EtcdLockClient extends EngineClient {
         public EtcdLockClient build() {
             Client given = client;
             Client jetcd = given != null ? given : buildJetcd();
-            EngineConfig config =
-                    EngineConfig.defaults().withWatchdogLease(leaseTtl).withMaxWaiters(maxWaiters);
+            EngineConfig config = EngineConfig.defaults()
+                    .withWatchdogLease(leaseTtl)
+                    .withMaxWaiters(maxWaiters)
+                    .withLatchExpiry(latchExpiry);
             if (clientId != null) {
                 config = config.withClientId(clientId);
             }

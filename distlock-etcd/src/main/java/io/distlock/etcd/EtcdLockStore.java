@@ -9,12 +9,14 @@ import io.distlock.spi.Attempt;
 import io.distlock.spi.Claim;
 import io.distlock.spi.ClaimAdmin;
 import io.distlock.spi.ClaimStore;
+import io.distlock.spi.CounterStore;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.HandsOff;
 import io.distlock.spi.HeldClaim;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.QueueOrdered;
+import io.distlock.spi.SessionHolds;
 import io.distlock.spi.Subscription;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
@@ -25,6 +27,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,13 +44,16 @@ import org.slf4j.LoggerFactory;
  *   across client and server restarts that keep the data.
  *
  * Claims
- *   The store keeps locks only (kinds: LOCK): a claim is an exclusive claim of one permit, its key and owner name the
- *   key written, its Lease says which etcd lease the key goes on. A grant reserves no spare tokens, whatever the claim
+ *   A lock's claim is an exclusive claim of one permit, its key and owner name the key written, its Lease says which
+ *   etcd lease the key goes on. Read-write locks and semaphores queue the same way, with what each key claims in its
+ *   value (EtcdClaims, EtcdClaimQueue); a read hold has a key of its own beside its owner's write key (EtcdKeys).
+ *   Count-down latches are a count key beside the name's keys (EtcdLatches). A grant reserves no spare tokens, whatever the claim
  *   asks: etcd assigns the create revision, so no token after it can be set aside for local successions, and every
  *   new holder of the client (a hand-off included) takes a fresh key in etcd's order.
  *
  * The parts
- *   EtcdAcquirer: enqueue, re-check and grant (tryAcquire). EtcdHandOff: a hold passed between two owners of this
+ *   EtcdAcquirer: enqueue, re-check and grant (tryAcquire) of locks; EtcdClaims the same for read-write locks and
+ *   semaphores, with EtcdClaimQueue's grant rule; EtcdLatches: count-down latches. EtcdHandOff: a hold passed between two owners of this
  *   client in one transaction. EtcdRenewal: the watchdog's batched keep-alive and key check. EtcdLeases: the shared
  *   watchdog lease and the per-hold leases of fixed leases. EtcdEntries: what this client knows of its own keys.
  *   EtcdWatches: one watch per name, waking waiters and mirroring the queue. EtcdAdmin: inspect, list, forced release, free or held.
@@ -57,14 +64,20 @@ import org.slf4j.LoggerFactory;
  *   cannot touch another owner's key, and the deleted key's create revision says whether it was the hold being
  *   released (its fencing token). An uncontended acquire and release is one transaction and one delete, the fewest Raft writes a lock
  *   can do. abandon deletes the waiter's key, which also deletes a grant the engine never saw: a waiter that gave up
- *   can never become the holder later (jetcd issue #291).
+ *   can never become the holder later (jetcd issue #291). abandonHold (SessionHolds) ends one hold the engine found
+ *   lost or whose fixed lease ran out: a transaction deletes the key only while it has the hold's create revision, so
+ *   the owner's newer key is never touched, and a fixed-lease hold's own etcd lease is revoked. The engine's timer thus
+ *   frees a fixed-lease hold at its length, not at etcd's rounded-up TTL, which still ends it if this client dies.
  *
  * Closing
  *   Closing stops the watches and revokes every lease of this client, which deletes every key on them: waiters'
  *   entries, and holds the engine could not release.
  */
-/** The etcd {@link ClaimStore} of locks: one key per owner, FIFO by create revision, revision fencing. */
-final class EtcdLockStore implements ClaimStore, ClaimAdmin, QueueOrdered, HandsOff {
+/**
+ * The etcd {@link ClaimStore} of locks, read-write locks and semaphores, and {@link CounterStore} of count-down latches:
+ * one key per owner and mode, FIFO by create revision, revision fencing.
+ */
+final class EtcdLockStore implements ClaimStore, CounterStore, ClaimAdmin, QueueOrdered, HandsOff, SessionHolds {
     private static final Logger log = LoggerFactory.getLogger(EtcdLockStore.class);
     private static final int MAX_SPARE_TOKENS = 0; // a token is a create revision etcd assigns: none can be set aside
     private static final DeleteOption PREV_KV =
@@ -81,6 +94,8 @@ final class EtcdLockStore implements ClaimStore, ClaimAdmin, QueueOrdered, Hands
     private final EtcdHandOff handOff;
     private final EtcdRenewal renewal;
     private final EtcdAdmin admin;
+    private final EtcdClaims claims;
+    private final EtcdLatches latches;
     private volatile boolean closed;
 
     /**
@@ -105,6 +120,8 @@ final class EtcdLockStore implements ClaimStore, ClaimAdmin, QueueOrdered, Hands
         this.handOff = new EtcdHandOff(requests, keys, leases, entries, ticker);
         this.renewal = new EtcdRenewal(requests, keys, leases, entries, ticker, watchdogLease);
         this.admin = new EtcdAdmin(requests, keys, client.getLeaseClient());
+        this.claims = new EtcdClaims(requests, keys, leases, entries, watches, ticker);
+        this.latches = new EtcdLatches(requests, keys, client.getLeaseClient(), client.getWatchClient());
     }
 
     EtcdKeys keys() {
@@ -118,19 +135,19 @@ final class EtcdLockStore implements ClaimStore, ClaimAdmin, QueueOrdered, Hands
 
     @Override
     public Set<Claim.Kind> kinds() {
-        return Set.of(Claim.Kind.LOCK);
+        return Set.of(Claim.Kind.LOCK, Claim.Kind.READ_WRITE_LOCK, Claim.Kind.SEMAPHORE);
     }
 
     @Override
     public Attempt tryAcquire(Claim claim, boolean queue) {
         ensureOpen();
-        return acquirer.tryAcquire(claim, queue);
+        return claim.kind() == Claim.Kind.LOCK ? acquirer.tryAcquire(claim, queue) : claims.tryAcquire(claim, queue);
     }
 
     @Override
     public void abandon(Claim claim) {
         ensureOpen();
-        String path = keys.ownerKey(claim.key().name(), claim.owner().value());
+        String path = keys.holdKey(claim.key().name(), claim.owner().value(), claim.kind(), claim.mode());
         Entry e = entries.remove(path);
         var unused = requests.await(requests.kv().delete(bytes(path)), "abandon");
         if (e != null) {
@@ -138,10 +155,57 @@ final class EtcdLockStore implements ClaimStore, ClaimAdmin, QueueOrdered, Hands
         }
     }
 
+    /**
+     * Ends one hold the engine found lost or whose fixed lease ran out: deletes the hold's key only while it still has
+     * the hold's create revision (its fencing token), so a newer key of the same owner is never touched, and revokes
+     * the etcd lease of the hold's own when it had a fixed lease. The shared watchdog lease is never revoked here: other
+     * keys are on it.
+     *
+     * <p>It sends the delete and does not wait for it. The engine calls this for each hold it finds lost, one after
+     * another, also when etcd cannot be reached (a hold whose lease ended unconfirmed): waiting up to a request timeout
+     * for each would tell the owners of the holds after it of their loss that much later. A key the delete misses ends
+     * with its lease, as before this step existed; a newer key of the owner is safe from a late delete, which compares
+     * the create revision, and the owner's next acquire writes a new key anyway (EtcdAcquirer drops unknown leftovers).
+     */
+    @Override
+    public void abandonHold(HeldClaim hold) {
+        var unused = endHold(hold);
+    }
+
+    /** {@link #abandonHold}; the answer completes once the delete and the lease's revoke were sent and answered. */
+    CompletableFuture<?> endHold(HeldClaim hold) {
+        if (closed) {
+            return CompletableFuture.completedFuture(null); // closing revoked every lease, and with them every key
+        }
+        String path = keys.holdKey(hold.key().name(), hold.owner().value(), hold.kind(), hold.mode());
+        Entry e = entries.get(path);
+        Entry own = e != null && e.revision == hold.fencingToken() && entries.remove(path, e) ? e : null;
+        CompletableFuture<@Nullable KeyValue> delete;
+        try {
+            delete = requests.deleteIfRevisionAsync(bytes(path), hold.fencingToken());
+        } catch (RuntimeException ex) {
+            delete = CompletableFuture.failedFuture(ex);
+        }
+        return delete.whenComplete((gone, failure) -> {
+            if (own != null) {
+                entries.ended(own); // revokes the hold's own lease, if it had one (which also deletes the key)
+            } else if (gone != null && gone.getLease() != 0 && !leases.isShared(gone.getLease())) {
+                // a fixed-lease grant whose entry was already forgotten (its lease had passed): its lease is its own
+                leases.revokeQuietly(gone.getLease());
+            }
+            if (failure != null) {
+                log.debug(
+                        "distlock: could not end lost {} in etcd; it ends with its lease",
+                        OwnerId.redact(path),
+                        failure);
+            }
+        });
+    }
+
     @Override
     public boolean release(HeldClaim hold) {
         ensureOpen();
-        String path = keys.ownerKey(hold.key().name(), hold.owner().value());
+        String path = keys.holdKey(hold.key().name(), hold.owner().value(), hold.kind(), hold.mode());
         Entry e = entries.get(path);
         // a plain delete of the owner's own key: the key names its owner, so this can never touch another owner's key,
         // and the deleted key's create revision tells whether it was this hold (its fencing token)
@@ -209,7 +273,31 @@ final class EtcdLockStore implements ClaimStore, ClaimAdmin, QueueOrdered, Hands
     @Override
     public int available(LockKey key, Claim.Kind kind, int size) {
         ensureOpen();
-        return admin.available(key);
+        return kind == Claim.Kind.LOCK ? admin.available(key) : admin.available(key, kind, size);
+    }
+
+    @Override
+    public boolean trySetCount(LockKey key, long count, Duration expiry) {
+        ensureOpen();
+        return latches.trySetCount(key, count, expiry);
+    }
+
+    @Override
+    public long countDown(LockKey key, String callId, Duration expiry) {
+        ensureOpen();
+        return latches.countDown(key, callId);
+    }
+
+    @Override
+    public long count(LockKey key) {
+        ensureOpen();
+        return latches.count(key);
+    }
+
+    @Override
+    public Subscription watchZero(LockKey key, Runnable wakeUp) {
+        ensureOpen();
+        return latches.watchZero(key, wakeUp);
     }
 
     private void ensureOpen() {

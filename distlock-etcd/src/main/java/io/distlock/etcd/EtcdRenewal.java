@@ -154,6 +154,6 @@ final class EtcdRenewal {
     }
 
     private String path(HeldClaim h) {
-        return keys.ownerKey(h.key().name(), h.owner().value());
+        return keys.holdKey(h.key().name(), h.owner().value(), h.kind(), h.mode());
     }
 }

@@ -4,7 +4,9 @@ import io.distlock.DistributedLockException;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.DeleteResponse;
 import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
@@ -38,6 +40,8 @@ import org.jspecify.annotations.Nullable;
  */
 /** The etcd round trips every part of the store shares: waiting for an answer, owner-checked deletes, queue reads. */
 final class EtcdRequests {
+    private static final DeleteOption PREV_KV =
+            DeleteOption.builder().withPrevKV(true).build();
     /** The lowest key of a prefix by create revision, without its value: the head of a name's queue. */
     static final GetOption HEAD = GetOption.builder()
             .isPrefix(true)
@@ -110,6 +114,33 @@ final class EtcdRequests {
                                 .commit(),
                         "delete")
                 .isSucceeded();
+    }
+
+    /**
+     * Sends a transaction that deletes {@code k} if it still has this create revision, and does not wait for it. The
+     * answer is the deleted key as it was (its lease included), or null if no key had that revision; it fails if etcd
+     * does not answer within the request timeout.
+     */
+    CompletableFuture<@Nullable KeyValue> deleteIfRevisionAsync(ByteSequence k, long revision) {
+        return kv.txn()
+                .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+                .Then(Op.delete(k, PREV_KV))
+                .commit()
+                .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
+                .thenApply(EtcdRequests::deleted);
+    }
+
+    private static @Nullable KeyValue deleted(TxnResponse r) {
+        if (!r.isSucceeded()) {
+            return null;
+        }
+        for (DeleteResponse d : r.getDeleteResponses()) {
+            List<KeyValue> prev = d.getPrevKvs();
+            if (!prev.isEmpty()) {
+                return prev.get(0);
+            }
+        }
+        return null;
     }
 
     static @Nullable KeyValue first(GetResponse r) {

@@ -12,10 +12,13 @@ import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -29,15 +32,26 @@ import org.slf4j.LoggerFactory;
  * Overview
  *
  * One watch per name
- *   The engine keeps at most one subscription per name per client; each is one etcd watch on the name's prefix. It
- *   starts just after a read of the prefix, from the revision after that read, so every change after the read is
- *   replayed however late the stream is set up: a release between a waiter's failed attempt and its subscription is
- *   not missed. Delete events (release, expiry, forced release, abandon) wake the waiters; puts do not.
+ *   The engine keeps at most one subscription per name per client; each is one etcd watch on the name's prefix. It is
+ *   created on the server's current revision, and only once etcd says it is created is the prefix read: every change
+ *   after the watch's start reaches it, so a release between a waiter's failed attempt and its subscription is not
+ *   missed, and the mirror starts from the read, skipping the events the read already saw (mod revision at most the
+ *   read's). A watch created on a revision the server has already passed would be an unsynced watcher, which etcd
+ *   serves from a loop that runs about every 100 ms, so every wake-up of a fresh subscription would wait for it; a
+ *   watch on the current revision is served as each write is applied. Delete events (release, expiry, forced
+ *   release, abandon) wake the waiters; puts do not.
  *
  * The queue mirror
  *   The same events keep a mirror of the name's queue: the create revisions of the keys under the prefix. A queued
  *   waiter that finds an older key in the mirror (showsOlderThan) knows it is not the head without a round trip, and
  *   the delete of that key will wake it, since a delete is applied to the mirror before the wake-up runs.
+ *
+ * What a waiter depends on
+ *   A waiting read-write lock or semaphore claim records the keys ahead of it that block it, with their permits
+ *   (dependsOn). Until their deletes leave few enough of those permits, the mirror answers that it is still blocked
+ *   (showsBlocked) and a wake-up costs that waiter no round trip: a release wakes a client's waiters, but only those
+ *   that the released key was holding back ask etcd. Keys only join a queue at its end, so the set a waiter depends on
+ *   can only shrink; a grant is always confirmed by etcd.
  *
  * Broken watches
  *   A watch that jetcd reports failed or closed stops being trusted at once (the mirror answers nothing), wakes the
@@ -92,6 +106,26 @@ final class EtcdWatches {
         return mirror != null && mirror.hasOlderThan(revision);
     }
 
+    /**
+     * Records that the waiter whose key has create revision {@code revision} waits behind {@code blockers} (revision to
+     * permits) until at most {@code budget} of their permits remain; a no-op without a healthy watch of the name.
+     */
+    void dependsOn(String name, long revision, Map<Long, Integer> blockers, long budget) {
+        QueueWatch mirror = mirrors.get(name);
+        if (mirror != null) {
+            mirror.dependsOn(revision, blockers, budget);
+        }
+    }
+
+    /**
+     * Whether a healthy watch of the name shows that the waiter with key revision {@code revision} still waits behind
+     * the keys it depends on ({@link #dependsOn}): they are all older than its key, so their deletes wake it.
+     */
+    boolean showsBlocked(String name, long revision) {
+        QueueWatch mirror = mirrors.get(name);
+        return mirror != null && mirror.blocked(revision);
+    }
+
     void close() {
         closed = true;
         scheduler.shutdownNow();
@@ -99,6 +133,9 @@ final class EtcdWatches {
             s.close();
         }
     }
+
+    /** The keys a waiter waits behind, with their permits, and how many of those permits may remain for a grant. */
+    private record Dependency(Map<Long, Integer> blockers, long budget) {}
 
     /** One name's watch and its mirror of the queue. */
     private final class QueueWatch implements Subscription {
@@ -108,6 +145,10 @@ final class EtcdWatches {
         private final ReentrantLock lock = new ReentrantLock();
         private final TreeMap<Long, ByteSequence> byRevision = new TreeMap<>();
         private final HashMap<ByteSequence, Long> byKey = new HashMap<>();
+        private final HashMap<Long, Dependency> dependencies = new HashMap<>(); // by the waiter's key revision
+        private final List<WatchEvent> pending = new ArrayList<>(); // events that came before the read's answer
+        private long snapshotRevision = -1; // the revision of the read the mirror starts from; -1 until it answers
+        private CompletableFuture<Void> created = new CompletableFuture<>();
         private boolean healthy;
         private long generation; // the watcher whose callbacks count; older ones were closed by us
         private Watch.@Nullable Watcher watcher;
@@ -119,31 +160,58 @@ final class EtcdWatches {
             this.wakeUp = wakeUp;
         }
 
-        /** Reads the queue, then watches it from just after that read. Blocks for one round trip. */
+        /**
+         * Watches the queue from the server's current revision, waits until etcd has created the watch, then reads the
+         * queue. Blocks for two round trips.
+         */
         void start() {
-            GetResponse snapshot = requests.await(requests.kv().get(prefix, QUEUE), "subscribe");
+            long g;
+            CompletableFuture<Void> created = new CompletableFuture<>();
             lock.lock();
             try {
                 if (closedSub || closed) {
                     return;
                 }
+                g = ++generation;
+                snapshotRevision = -1; // events before the read are kept in pending
+                pending.clear();
+                this.created = created;
+                WatchOption option = WatchOption.builder()
+                        .isPrefix(true)
+                        .withCreateNotify(true)
+                        .build();
+                watcher = watch.watch(
+                        prefix, option, Watch.listener(r -> onNext(g, r), t -> onError(g, t), () -> onDone(g)));
+            } finally {
+                lock.unlock();
+            }
+            var unused = requests.await(created, "subscribe");
+            GetResponse snapshot = requests.await(requests.kv().get(prefix, QUEUE), "subscribe");
+            boolean deleted = false;
+            lock.lock();
+            try {
+                if (closedSub || closed || g != generation) {
+                    return;
+                }
                 byRevision.clear();
                 byKey.clear();
+                dependencies.clear();
                 for (KeyValue kvp : snapshot.getKvs()) {
                     byRevision.put(kvp.getCreateRevision(), kvp.getKey());
                     byKey.put(kvp.getKey(), kvp.getCreateRevision());
                 }
-                WatchOption option = WatchOption.builder()
-                        .isPrefix(true)
-                        .withRevision(snapshot.getHeader().getRevision() + 1)
-                        .build();
-                long g = ++generation;
-                watcher = watch.watch(
-                        prefix, option, Watch.listener(r -> onNext(g, r), t -> onError(g, t), () -> onDone(g)));
+                snapshotRevision = snapshot.getHeader().getRevision();
+                for (WatchEvent event : pending) {
+                    deleted |= apply(event);
+                }
+                pending.clear();
                 healthy = true;
                 mirrors.put(name, this);
             } finally {
                 lock.unlock();
+            }
+            if (deleted) {
+                wakeUp.run();
             }
         }
 
@@ -156,6 +224,36 @@ final class EtcdWatches {
             }
         }
 
+        void dependsOn(long revision, Map<Long, Integer> blockers, long budget) {
+            lock.lock();
+            try {
+                if (healthy && byRevision.containsKey(revision)) {
+                    dependencies.put(revision, new Dependency(Map.copyOf(blockers), budget));
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        boolean blocked(long revision) {
+            lock.lock();
+            try {
+                Dependency d = dependencies.get(revision);
+                if (!healthy || d == null || !byRevision.containsKey(revision)) {
+                    return false;
+                }
+                long left = 0;
+                for (Map.Entry<Long, Integer> b : d.blockers.entrySet()) {
+                    if (byRevision.containsKey(b.getKey())) {
+                        left += b.getValue();
+                    }
+                }
+                return left > d.budget;
+            } finally {
+                lock.unlock();
+            }
+        }
+
         private void onNext(long g, WatchResponse response) {
             boolean deleted = false;
             lock.lock();
@@ -163,17 +261,15 @@ final class EtcdWatches {
                 if (g != generation) {
                     return;
                 }
+                if (response.isCreatedNotify()) {
+                    created.complete(null);
+                }
                 for (WatchEvent event : response.getEvents()) {
-                    KeyValue kvp = event.getKeyValue();
-                    if (event.getEventType() == WatchEvent.EventType.DELETE) {
-                        Long rev = byKey.remove(kvp.getKey());
-                        if (rev != null) {
-                            byRevision.remove(rev);
-                        }
-                        deleted = true;
-                    } else if (event.getEventType() == WatchEvent.EventType.PUT) {
-                        byRevision.put(kvp.getCreateRevision(), kvp.getKey());
-                        byKey.put(kvp.getKey(), kvp.getCreateRevision());
+                    if (snapshotRevision < 0) {
+                        pending.add(event); // the read has not answered yet: applied after it
+                        deleted |= event.getEventType() == WatchEvent.EventType.DELETE;
+                    } else {
+                        deleted |= apply(event);
                     }
                 }
             } finally {
@@ -182,6 +278,27 @@ final class EtcdWatches {
             if (deleted) {
                 wakeUp.run();
             }
+        }
+
+        /** Applies one event to the mirror unless the read already saw it; whether it was a delete. Under the lock. */
+        private boolean apply(WatchEvent event) {
+            KeyValue kvp = event.getKeyValue();
+            if (kvp.getModRevision() <= snapshotRevision) {
+                return false;
+            }
+            if (event.getEventType() == WatchEvent.EventType.DELETE) {
+                Long rev = byKey.remove(kvp.getKey());
+                if (rev != null) {
+                    byRevision.remove(rev);
+                    dependencies.remove(rev);
+                }
+                return true;
+            }
+            if (event.getEventType() == WatchEvent.EventType.PUT) {
+                byRevision.put(kvp.getCreateRevision(), kvp.getKey());
+                byKey.put(kvp.getKey(), kvp.getCreateRevision());
+            }
+            return false;
         }
 
         private void onError(long g, Throwable t) {
@@ -207,6 +324,9 @@ final class EtcdWatches {
                     return false;
                 }
                 healthy = false;
+                // a start still waiting for the watch to be created fails now instead of at its request timeout
+                created.completeExceptionally(new EtcdRequests.RequestFailedException(
+                        "etcd: the watch on " + name + " ended before it was created", null));
                 return true;
             } finally {
                 lock.unlock();

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.DistributedLock;
 import io.distlock.DistributedLockException;
+import io.distlock.DistributedSemaphore;
 import io.distlock.LockClient;
 import io.distlock.LockHold;
+import io.distlock.PermitHold;
 import io.distlock.testkit.CounterWorkload;
 import io.distlock.testkit.Eventually;
 import io.distlock.testkit.FencedResource;
@@ -17,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +31,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** A three-member etcd cluster whose leader is killed while a lock is held and waited on. */
+/**
+ * A three-member etcd cluster whose leader is killed while a lock is held and waited on, and while a semaphore and a
+ * read-write lock are held and contended.
+ */
 class EtcdClusterIT {
     private static final String NAMESPACE = "cluster-it/";
 
@@ -166,6 +172,122 @@ class EtcdClusterIT {
             assertThat(r.maxInside()).isEqualTo(1);
             assertThat(r.rejected()).isZero();
             assertThat(r.lostIncrements()).isZero();
+        } finally {
+            for (LockClient c : clients) {
+                c.close();
+            }
+        }
+        assertThat(fixture.allKeys()).as("keys left").isEmpty();
+        assertThat(leases()).as("leases left").isEmpty();
+        cluster.restart(killed);
+    }
+
+    /**
+     * A semaphore of 2 with one permit held across the failover, a read lock held across it, and four threads of two
+     * other clients taking permits and the write lock all along: never more than 2 permits in use, no writer while the
+     * read lock is held, no stale write token at the fenced resource, and nothing left in etcd after.
+     */
+    @Test
+    void leaderKilled_whileSemaphoreAndReadLockHeld_neverBeyondTheSize_noWriterDuringTheRead_nothingLeft()
+            throws Exception {
+        String semName = "failover-sem-" + UUID.randomUUID();
+        String rwName = "failover-rw-" + UUID.randomUUID();
+        FencedResource resource = new FencedResource();
+        AtomicInteger permitsInUse = new AtomicInteger();
+        AtomicInteger maxPermitsInUse = new AtomicInteger();
+        AtomicInteger semaphoreGrants = new AtomicInteger();
+        AtomicInteger writesDuringRead = new AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean readHeld = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<LockClient> clients = List.of(client(), client(), client());
+        int killed = -1;
+        try {
+            DistributedSemaphore held = clients.get(0).semaphore(semName, 2);
+            PermitHold permit = held.acquire(1);
+            enter(permitsInUse, maxPermitsInUse);
+            LockHold read = clients.get(0).readWriteLock(rwName).readLock().acquire();
+            readHeld.set(true);
+
+            long end = System.nanoTime() + Timing.seconds(14).toNanos();
+            List<Thread> workers = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                LockClient c = clients.get(1 + i % 2);
+                boolean permits = i < 2;
+                Thread t = new Thread(() -> {
+                    try {
+                        while (System.nanoTime() - end < 0) {
+                            try {
+                                if (permits) {
+                                    Optional<PermitHold> p =
+                                            c.semaphore(semName, 2).tryAcquire(1, Duration.ofSeconds(2));
+                                    if (p.isPresent()) {
+                                        enter(permitsInUse, maxPermitsInUse);
+                                        Timing.sleep(Duration.ofMillis(20));
+                                        permitsInUse.decrementAndGet();
+                                        semaphoreGrants.incrementAndGet();
+                                        p.get().release();
+                                    }
+                                } else {
+                                    DistributedLock w = c.readWriteLock(rwName).writeLock();
+                                    if (w.tryLock(2, TimeUnit.SECONDS)) {
+                                        try {
+                                            if (readHeld.get()) {
+                                                writesDuringRead.incrementAndGet();
+                                            }
+                                            Object acquisition = new Object();
+                                            long token = w.fencingToken();
+                                            var v = resource.read(token, acquisition);
+                                            Timing.sleep(Duration.ofMillis(10));
+                                            if (v.isPresent()) {
+                                                var unused = resource.write(token, acquisition, v.getAsLong() + 1);
+                                            }
+                                        } finally {
+                                            w.unlock();
+                                        }
+                                    }
+                                }
+                            } catch (DistributedLockException e) {
+                                // a request that hit the dying leader, or a hold lost in the failover: try again
+                            }
+                        }
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                    }
+                });
+                t.setDaemon(true);
+                workers.add(t);
+                t.start();
+            }
+            Eventually.within(Timing.seconds(5), "permits taken by the workers", () -> semaphoreGrants.get() > 0);
+
+            killed = leader();
+            cluster.kill(killed);
+            Timing.sleep(Duration.ofSeconds(4)); // longer than the election and than the holds' 3 s lease
+            assertThat(permit.isValid()).as("the permit survived the failover").isTrue();
+            assertThat(read.isValid()).as("the read hold survived the failover").isTrue();
+            assertThat(resource.acceptedWrites())
+                    .as("writes while the read lock is held")
+                    .isZero();
+            readHeld.set(false);
+            read.release();
+            permitsInUse.decrementAndGet();
+            permit.release();
+            for (Thread t : workers) {
+                t.join(Timing.seconds(30).toMillis());
+            }
+            if (failure.get() != null) {
+                throw new AssertionError("a worker failed", failure.get());
+            }
+            assertThat(maxPermitsInUse.get()).as("permits in use at once").isLessThanOrEqualTo(2);
+            assertThat(writesDuringRead.get())
+                    .as("writers inside while the read lock was held")
+                    .isZero();
+            assertThat(resource.acceptedWrites())
+                    .as("writes after the read lock")
+                    .isPositive();
+            assertThat(resource.rejected())
+                    .as("stale tokens at the fenced resource")
+                    .isZero();
         } finally {
             for (LockClient c : clients) {
                 c.close();

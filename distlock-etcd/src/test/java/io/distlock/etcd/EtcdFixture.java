@@ -102,6 +102,16 @@ final class EtcdFixture implements AutoCloseable {
         return out;
     }
 
+    /** The name's keys and its latch's keys (count key and count-down ids). */
+    List<String> residueWithLatch(String name) {
+        List<String> out = residue(name);
+        for (KeyValue kv :
+                get(keys.latchKey(name), GetOption.builder().isPrefix(true).build())) {
+            out.add(describe(kv));
+        }
+        return out;
+    }
+
     static String describe(KeyValue kv) {
         return kv.getKey().toString(UTF_8) + " = " + kv.getValue().toString(UTF_8) + " (create revision "
                 + kv.getCreateRevision() + ", lease " + Long.toHexString(kv.getLease()) + ")";

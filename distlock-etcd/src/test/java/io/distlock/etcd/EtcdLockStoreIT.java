@@ -676,6 +676,63 @@ class EtcdLockStoreIT {
         assertThat(s.release(HeldClaim.lock(fixedKey, owner("c:h1"), again))).isTrue();
     }
 
+    // ---------------------------------------------------------------- abandonHold (SessionHolds)
+
+    @Test
+    void abandonHold_fixedLease_deletesTheKey_andRevokesItsOwnLease() throws Exception {
+        EtcdLockStore s = store();
+        LockKey watchdogKey = name();
+        LockKey fixedKey = name();
+        long watchdog = token(s.tryAcquire(lock(watchdogKey, owner("c:t1"), RENEWED), false));
+        long fixed = token(s.tryAcquire(lock(fixedKey, owner("c:h1"), Lease.fixed(Duration.ofSeconds(20))), false));
+        long shared = fixture.keysOf(watchdogKey.name()).get(0).getLease();
+        long own = fixture.keysOf(fixedKey.name()).get(0).getLease();
+        assertThat(own).isNotEqualTo(shared);
+        s.abandonHold(HeldClaim.lock(fixedKey, owner("c:h1"), fixed));
+        Eventually.within(Timing.seconds(3), "the hold's key deleted", () -> fixture.keysOf(fixedKey.name())
+                .isEmpty());
+        Eventually.within(
+                Timing.seconds(3), "the hold's own lease revoked", () -> !leases().contains(Long.toHexString(own)));
+        assertThat(leases()).as("the shared lease is kept").contains(Long.toHexString(shared));
+        assertThat(fixture.keysOf(watchdogKey.name()))
+                .extracting(KeyValue::getCreateRevision)
+                .containsExactly(watchdog);
+        // a second call finds the hold gone: a no-op
+        s.abandonHold(HeldClaim.lock(fixedKey, owner("c:h1"), fixed));
+        assertThat(s.release(HeldClaim.lock(watchdogKey, owner("c:t1"), watchdog)))
+                .isTrue();
+    }
+
+    @Test
+    void abandonHold_ofAnEndedHold_leavesTheOwnersNewerKey_andTheSharedLease() throws Exception {
+        EtcdLockStore s = store();
+        LockKey key = name();
+        LockKey other = name();
+        long otherToken = token(s.tryAcquire(lock(other, owner("c:t2"), RENEWED), false));
+        long first = token(s.tryAcquire(lock(key, owner("c:t1"), RENEWED), false));
+        assertThat(s.release(HeldClaim.lock(key, owner("c:t1"), first))).isTrue();
+        long second = token(s.tryAcquire(lock(key, owner("c:t1"), RENEWED), false));
+        assertThat(second).isGreaterThan(first);
+        long shared = fixture.keysOf(key.name()).get(0).getLease();
+        // abandonHold does not wait for its delete; endHold is the same step with its answer, waited for here
+        s.endHold(HeldClaim.lock(key, owner("c:t1"), first)).get(5, TimeUnit.SECONDS);
+        assertThat(fixture.keysOf(key.name()))
+                .as("the owner's newer key, a newer hold")
+                .extracting(KeyValue::getCreateRevision)
+                .containsExactly(second);
+        assertThat(s.renew(List.of(HeldClaim.lock(key, owner("c:t1"), second)), LEASE))
+                .as("the newer hold is still renewed")
+                .isEmpty();
+        s.abandonHold(HeldClaim.lock(key, owner("c:t1"), second));
+        Eventually.within(Timing.seconds(3), "the newer hold's key deleted", () -> fixture.keysOf(key.name())
+                .isEmpty());
+        assertThat(leases()).as("a watchdog hold's lease is shared: kept").contains(Long.toHexString(shared));
+        assertThat(fixture.keysOf(other.name()))
+                .extracting(KeyValue::getCreateRevision)
+                .containsExactly(otherToken);
+        assertThat(s.release(HeldClaim.lock(other, owner("c:t2"), otherToken))).isTrue();
+    }
+
     private static long grantedTtl(long lease) throws Exception {
         return fixture.client()
                 .getLeaseClient()
@@ -849,7 +906,8 @@ class EtcdLockStoreIT {
     void forceRelease_ofOneOwner_endsOnlyItsHold_aWaiterKeepsItsPlace() {
         EtcdLockStore s = store();
         LockKey key = name();
-        assertThat(s.kinds()).containsExactly(Claim.Kind.LOCK);
+        assertThat(s.kinds())
+                .containsExactlyInAnyOrder(Claim.Kind.LOCK, Claim.Kind.READ_WRITE_LOCK, Claim.Kind.SEMAPHORE);
         assertThat(s.available(key, Claim.Kind.LOCK, 1)).as("free").isEqualTo(1);
         long holder = token(s.tryAcquire(lock(key, owner("c:t1"), RENEWED), true));
         assertThat(s.tryAcquire(lock(key, owner("c:t2"), RENEWED), true)).isInstanceOf(Attempt.Busy.class);

@@ -36,6 +36,8 @@ public final class EtcdServer implements BeforeAllCallback, AfterAllCallback, Au
     static final Duration START_TIMEOUT = Duration.ofSeconds(20);
 
     private @Nullable Member member;
+    // the test class whose beforeAll started the server as an extension: only its afterAll stops it
+    private @Nullable Class<?> ownerClass;
     private final @Nullable TestCertificates tls;
     private final boolean clientCertAuth;
 
@@ -163,14 +165,28 @@ public final class EtcdServer implements BeforeAllCallback, AfterAllCallback, Au
         }
     }
 
+    /**
+     * Starts the server before the test class that registered it. JUnit calls this for each {@code @Nested} class too;
+     * the server then is already running.
+     */
     @Override
-    public void beforeAll(ExtensionContext context) {
+    public synchronized void beforeAll(ExtensionContext context) {
+        if (ownerClass == null) {
+            ownerClass = context.getRequiredTestClass();
+        }
         start();
     }
 
+    /**
+     * Stops the server after the test class that registered it; not after a {@code @Nested} class of it, whose
+     * afterAll JUnit calls too while the outer class still has tests to run against the same server.
+     */
     @Override
-    public void afterAll(ExtensionContext context) {
-        close();
+    public synchronized void afterAll(ExtensionContext context) {
+        if (context.getRequiredTestClass() == ownerClass) {
+            ownerClass = null;
+            close();
+        }
     }
 
     @Override
