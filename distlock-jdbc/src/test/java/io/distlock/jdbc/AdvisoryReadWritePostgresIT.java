@@ -118,6 +118,38 @@ class AdvisoryReadWritePostgresIT extends GrantsFixture implements ReadWriteLock
         assertThat(residue(name)).isEmpty();
     }
 
+    /**
+     * A waiting writer that died (its entry written by its last attempt, then never refreshed) holds back later readers
+     * only until its entry's deadline, 5 s after that attempt; the next attempt after it evicts the entry.
+     */
+    @Test
+    void deadWaitingWriter_holdsBackReadersOnlyUntilItsEntryExpires() throws Exception {
+        String name = uniqueName();
+        DistributedLock holder = newClient().readWriteLock(name).readLock();
+        holder.lock();
+        String t = env().table;
+        update(
+                "INSERT INTO " + t + "_queue (name_hash, owner, ticket, deadline) VALUES (?, 'dead-writer:t1/X',"
+                        + " nextval('" + t + "_fence'), " + Dialect.POSTGRESQL.nowMillis() + " + 5000)",
+                Names.hash(name));
+        long written = System.nanoTime();
+        DistributedLock reader = newClient().readWriteLock(name).readLock();
+        assertThat(reader.tryLock())
+                .as("a reader behind the waiting writer's live entry")
+                .isFalse();
+        assertThat(reader.tryLock(Timing.seconds(15).toMillis(), TimeUnit.MILLISECONDS))
+                .as("the reader once the dead writer's entry expired")
+                .isTrue();
+        long waited = System.nanoTime() - written;
+        assertThat(waited).as("held back until the deadline").isGreaterThan(TimeUnit.MILLISECONDS.toNanos(4500));
+        assertThat(waited)
+                .as("and not much longer")
+                .isLessThan(Timing.seconds(9).toNanos());
+        reader.unlock();
+        holder.unlock();
+        assertThat(residue(name)).isEmpty();
+    }
+
     /** A downgraded read hold shares its write hold's session: killing it ends both, and both are told lost. */
     @Test
     void downgradedHolderSessionKilled_bothHoldsLost_nameFree() throws Exception {
