@@ -5,6 +5,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,6 +22,7 @@ final class FairQueue {
     private final Db db;
     private final String evict;
     private final String head;
+    private final String all;
     private final String refresh;
     private final String insert;
     private final String remove;
@@ -31,6 +34,8 @@ final class FairQueue {
         this.evict = "DELETE FROM " + q + " WHERE name_hash = ? AND owner = ? AND deadline <= " + db.now;
         this.head = "SELECT owner, CASE WHEN deadline <= " + db.now + " THEN 1 ELSE 0 END FROM " + q
                 + " WHERE name_hash = ? ORDER BY ticket LIMIT 1";
+        this.all = "SELECT owner, CASE WHEN deadline <= " + db.now + " THEN 1 ELSE 0 END FROM " + q
+                + " WHERE name_hash = ? ORDER BY ticket";
         this.refresh = "UPDATE " + q + " SET deadline = " + db.now + " + ? WHERE name_hash = ? AND owner = ?";
         this.insert = "INSERT INTO " + q + " (name_hash, owner, ticket, deadline) VALUES (?, ?, ?, " + db.now + " + ?)";
         this.remove = "DELETE FROM " + q + " WHERE name_hash = ? AND owner = ?";
@@ -84,6 +89,34 @@ final class FairQueue {
             }
         }
         return null;
+    }
+
+    /** The live entries of a name in ticket order, and whether dead ones were evicted on the way. */
+    record Live(List<String> owners, boolean evicted) {}
+
+    /**
+     * Every waiter of the name whose entry is live, in ticket order. Dead entries are deleted one by one by their
+     * primary key, as {@link #liveHead} does.
+     */
+    Live liveEntries(Connection c, String hash) throws SQLException {
+        List<String> live = new ArrayList<>();
+        List<String> dead = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(all)) {
+            ps.setString(1, hash);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    (rs.getInt(2) == 1 ? dead : live).add(rs.getString(1));
+                }
+            }
+        }
+        for (String owner : dead) {
+            try (PreparedStatement ps = c.prepareStatement(evict)) {
+                ps.setString(1, hash);
+                ps.setString(2, owner);
+                ps.executeUpdate();
+            }
+        }
+        return new Live(live, !dead.isEmpty());
     }
 
     /** Puts {@code owner} in the queue, or refreshes its deadline if it is there. */

@@ -93,6 +93,11 @@ import org.jspecify.annotations.Nullable;
  *       digest on MariaDB/MySQL, within {@code GET_LOCK}'s 64-character, case-insensitive names.
  *   <li><i>Failure modes:</i> as ROW_LOCK (one pinned connection per hold, bounded by {@code maxPinnedConnections});
  *       {@link LockAdmin#forceUnlock} of another client's hold terminates the holding session.
+ *   <li><i>Kinds:</i> on PostgreSQL also read-write locks, a read hold being {@code pg_try_advisory_lock_shared} and
+ *       a write hold {@code pg_try_advisory_lock} on the name's key, each on a pinned session of its own, with waiters
+ *       ordered by the queue table (a waiting writer holds back later readers). Read-write locks on MariaDB/MySQL
+ *       ({@code GET_LOCK} has no shared mode) and semaphores everywhere are refused with an {@link
+ *       UnsupportedOperationException} naming {@link Mode#TABLE}, as they are in ROW_LOCK.
  *   <li><i>Requirements:</i> PostgreSQL, or MariaDB 10.0.2+/MySQL 5.7+ plus a sequence (MariaDB 10.3+) or the MySQL
  *       token table; not H2. Advisory locks are not replicated: after a failover every hold is gone.
  * </ul>

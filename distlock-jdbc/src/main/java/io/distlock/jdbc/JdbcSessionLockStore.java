@@ -9,6 +9,7 @@ import io.distlock.spi.HandOff;
 import io.distlock.spi.HandsOff;
 import io.distlock.spi.HeldClaim;
 import io.distlock.spi.LockKey;
+import io.distlock.spi.Mode;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.SessionHolds;
 import io.distlock.spi.Subscription;
@@ -53,8 +54,25 @@ import org.slf4j.LoggerFactory;
  * reported gone. Hand-off keeps the session and the lock and gives them a new owner and a new token. Fair waiters use
  * the shared queue table (FairQueue).
  *
- * Read-write locks and semaphores are not kept in these modes (kinds() is LOCK only; see unsupported() for why);
- * count-down latches need no session and are kept in tables by JdbcTableCounters, as in mode TABLE.
+ * Read-write locks (ADVISORY on PostgreSQL only; see unsupported() for the other modes and databases)
+ *   A write hold is pg_try_advisory_lock(key) and a read hold pg_try_advisory_lock_shared(key), on the name's key (the
+ *   one a lock of the name uses, so a lock and a read-write lock of one name exclude each other), each on a session of
+ *   its own, with a fencing token drawn on that session once the lock is taken, as for locks: every earlier write
+ *   holder drew its token while it held the key exclusively, and every reader while it held it shared, so a write
+ *   token is greater than every token before it, and a read token greater than every write token before it. The
+ *   database decides who may hold; the order between waiters is the queue table's, whose entries carry the mode
+ *   ("<owner>/X", "<owner>/S"; a fair lock's waiter, "<owner>", counts as exclusive): a waiting claim refreshes its
+ *   entry with every attempt, and before it tries the advisory lock it reads the name's live entries in ticket order:
+ *   a write claim goes only when no entry is ahead of it, a read claim only when no exclusive entry is ahead of it (a
+ *   try that does not wait has every entry ahead of it). So a waiting writer holds back readers that come after it,
+ *   and one that died stops doing so when its entry expires, 5 s after its last attempt. A downgrade (a read claim of
+ *   an owner that holds the write lock) takes the shared lock on the write hold's own session, which PostgreSQL grants
+ *   at once (a session never conflicts with itself); that session then stays pinned until both holds end (a Pin
+ *   counts them). Renewal asks pg_locks for the session, key and mode of each hold; a killed session frees its read and
+ *   write holds at once and is reported gone at the next renewal.
+ *
+ * Semaphores are not kept in these modes (see unsupported()); count-down latches need no session and are kept in
+ * tables by JdbcTableCounters, as in mode TABLE.
  */
 final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, CounterStore {
     private static final Logger log = LoggerFactory.getLogger(JdbcSessionLockStore.class);
@@ -71,20 +89,45 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
     private final Map<String, Session> sessions = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    /** A held lock: the pinned connection, its server session id and the hold's token. */
+    /**
+     * A pinned connection and its server session id, with the number of holds on it (guarded by the pin): one, or two
+     * after a downgrade (a write hold and its owner's read hold). Its pin permit and connection go back with the last.
+     */
+    private static final class Pin {
+        final Connection connection;
+        final long sessionId;
+        int holds = 1;
+
+        Pin(Connection connection, long sessionId) {
+            this.connection = connection;
+            this.sessionId = sessionId;
+        }
+    }
+
+    /** A held lock, or a read or write hold of a read-write lock: its pinned session, kind, mode and token. */
     private static final class Session {
+        final Pin pin;
         final Connection connection;
         final long sessionId;
         final LockKey key;
+        final Claim.Kind kind;
+        final Mode mode;
         volatile OwnerId owner;
         volatile long token;
 
-        Session(Connection connection, long sessionId, LockKey key, OwnerId owner, long token) {
-            this.connection = connection;
-            this.sessionId = sessionId;
+        Session(Pin pin, LockKey key, Claim.Kind kind, Mode mode, OwnerId owner, long token) {
+            this.pin = pin;
+            this.connection = pin.connection;
+            this.sessionId = pin.sessionId;
             this.key = key;
+            this.kind = kind;
+            this.mode = mode;
             this.owner = owner;
             this.token = token;
+        }
+
+        String id() {
+            return JdbcSessionLockStore.id(key, owner, kind, mode);
         }
     }
 
@@ -99,15 +142,31 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
         this.counters = new JdbcTableCounters(db, listener, listener == null ? null : channel);
     }
 
+    /** Locks; read-write locks too where the mechanism has a shared hold (ADVISORY on PostgreSQL). */
+    @Override
+    public Set<Claim.Kind> kinds() {
+        return mechanism.sharedHolds() ? Set.of(Claim.Kind.LOCK, Claim.Kind.READ_WRITE_LOCK) : Set.of(Claim.Kind.LOCK);
+    }
+
     /**
-     * A read-write lock's or semaphore's holds would each pin a session, and neither mode can carry them on every
-     * database: MariaDB's GET_LOCK and a row's FOR UPDATE have no shared mode, and permits would need a session each.
+     * Semaphores would need a session per permit (a ticket per permit number), which a pool of connections cannot
+     * carry for any size worth having; read-write locks need a shared hold, which only PostgreSQL's advisory locks
+     * have: GET_LOCK has no shared mode, and a row locked FOR UPDATE NOWAIT has none that this mode keeps.
      */
     @Override
     public String unsupported(String primitives) {
-        return primitives + " are not available in mode " + mechanism.mode() + " (a hold pins a session, and "
-                + mechanism.mode() + " has no shared hold that every database carries); build the client with "
-                + "mode(JdbcLockClient.Mode.TABLE), which keeps them in tables";
+        String mode = mechanism.mode();
+        String why;
+        if (primitives.startsWith("semaphore")) {
+            why = "a hold pins a database session, so every permit would pin a connection of its own";
+        } else if (mechanism instanceof SessionLock.Advisory) {
+            why = "GET_LOCK on " + db.dialect.id() + " has no shared mode for read holds; mode ADVISORY keeps them"
+                    + " on PostgreSQL only, with shared advisory locks";
+        } else {
+            why = "a row locked FOR UPDATE has no shared hold; mode ADVISORY keeps them on PostgreSQL";
+        }
+        return primitives + " are not available in mode " + mode + " on " + db.dialect.id() + " (" + why
+                + "); build the client with mode(JdbcLockClient.Mode.TABLE), which keeps them in tables";
     }
 
     @Override
@@ -134,8 +193,16 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
         return Names.hash(key.name()) + '\n' + owner.value();
     }
 
+    /** The map key of a hold: a lock's is its name and owner, a read or write hold's has the mode too. */
+    private static String id(LockKey key, OwnerId owner, Claim.Kind kind, Mode mode) {
+        return kind == Claim.Kind.LOCK ? id(key, owner) : id(key, owner) + '\n' + ClaimKinds.modeCode(mode);
+    }
+
     @Override
     public Attempt tryAcquire(Claim claim, boolean queued) {
+        if (claim.kind() != Claim.Kind.LOCK) {
+            return tryAcquireReadWrite(claim, queued);
+        }
         LockKey key = claim.key();
         OwnerId owner = claim.owner();
         Duration lease = claim.lease().length();
@@ -152,11 +219,7 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
             return Attempt.busy(RECHECK);
         }
         if (!pins.tryAcquire()) {
-            throw new DistributedLockException(
-                    mechanism.mode() + " mode pins one connection per held lock, and this client already pins "
-                            + maxPinned + " (maxPinnedConnections); release a lock, raise maxPinnedConnections(..) "
-                            + "within your pool's size, or use Mode.TABLE, which pins none",
-                    new SQLException("too many pinned connections"));
+            throw tooManyPins();
         }
         Connection c = null;
         try {
@@ -168,7 +231,9 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
             }
             long token = db.dialect.nextToken(c, db.table);
             long sessionId = Dialect.queryLong(c, db.dialect.sessionIdQuery());
-            sessions.put(id(key, owner), new Session(c, sessionId, key, owner, token));
+            sessions.put(
+                    id(key, owner),
+                    new Session(new Pin(c, sessionId), key, Claim.Kind.LOCK, Mode.EXCLUSIVE, owner, token));
             if (queued) {
                 db.autocommit("dequeue of '" + abbreviate(key) + "'", q -> queue.remove(q, hash, owner.value()));
             }
@@ -192,9 +257,13 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
 
     /** One lock attempt, repeated a few times when a deadlock or serialization failure interrupts it. */
     private boolean tryLockRetrying(Connection c, String name) throws SQLException {
+        return tryLockRetrying(c, name, Mode.EXCLUSIVE);
+    }
+
+    private boolean tryLockRetrying(Connection c, String name, Mode mode) throws SQLException {
         for (int attempt = 1; ; attempt++) {
             try {
-                return mechanism.tryLock(c, name);
+                return mode == Mode.SHARED ? mechanism.tryLockShared(c, name) : mechanism.tryLock(c, name);
             } catch (SQLException e) {
                 if (attempt >= Db.ATTEMPTS || !Dialect.isTransient(e) || isConnectionLost(e)) {
                     throw e;
@@ -206,20 +275,172 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
         }
     }
 
+    // ---------------------------------------------------------------- read-write locks (ADVISORY on PostgreSQL)
+
+    /** A queue entry's owner column for a read or write claim: the owner and its mode. */
+    private static String entry(OwnerId owner, Mode mode) {
+        return owner.value() + '/' + ClaimKinds.modeCode(mode);
+    }
+
+    /** Whether a queue entry is a shared claim's; a fair lock's waiter (no mode) counts as exclusive. */
+    private static boolean sharedEntry(String entry) {
+        return entry.endsWith("/" + ClaimKinds.modeCode(Mode.SHARED));
+    }
+
+    private Attempt tryAcquireReadWrite(Claim claim, boolean queued) {
+        LockKey key = claim.key();
+        OwnerId owner = claim.owner();
+        Mode mode = claim.mode();
+        String id = id(key, owner, claim.kind(), mode);
+        Session mine = sessions.get(id);
+        if (mine != null) {
+            return Attempt.acquired(mine.token); // granted already (the engine asks once per owner and mode)
+        }
+        if (mode == Mode.SHARED) {
+            Session write = sessions.get(id(key, owner, claim.kind(), Mode.EXCLUSIVE));
+            if (write != null) {
+                Attempt downgraded = downgrade(claim, write);
+                if (downgraded != null) {
+                    return downgraded;
+                }
+            }
+        }
+        String hash = Names.hash(key.name());
+        String me = entry(owner, mode);
+        boolean clear = db.transaction("queue of '" + abbreviate(key) + "'", c -> {
+            if (queued) {
+                queue.enqueue(c, hash, me);
+            }
+            FairQueue.Live live = queue.liveEntries(c, hash);
+            if (live.evicted()) {
+                mechanism.notifyRelease(c, key.name()); // those behind an evicted waiter may pass now
+            }
+            for (String e : live.owners()) {
+                if (e.equals(me)) {
+                    break; // the entries ahead of this claim's place are all compatible with it
+                }
+                if (mode == Mode.EXCLUSIVE || !sharedEntry(e)) {
+                    return false;
+                }
+            }
+            return true;
+        });
+        Duration busy = queued ? FairQueue.refreshWithin() : RECHECK;
+        if (!clear) {
+            return Attempt.busy(busy);
+        }
+        if (!pins.tryAcquire()) {
+            throw tooManyPins();
+        }
+        Connection c = null;
+        Session granted = null;
+        try {
+            c = db.connection();
+            if (!tryLockRetrying(c, key.name(), mode)) {
+                closeQuietly(c);
+                pins.release();
+                return Attempt.busy(busy);
+            }
+            long token = db.dialect.nextToken(c, db.table);
+            long sessionId = Dialect.queryLong(c, db.dialect.sessionIdQuery());
+            granted = new Session(new Pin(c, sessionId), key, claim.kind(), mode, owner, token);
+            sessions.put(id, granted);
+            if (queued) {
+                db.autocommit("dequeue of '" + abbreviate(key) + "'", q -> queue.remove(q, hash, me));
+            }
+            return Attempt.acquired(token);
+        } catch (SQLException | RuntimeException e) {
+            if (granted != null && sessions.remove(id, granted)) {
+                end(granted, false);
+            } else if (granted == null) {
+                if (c != null) {
+                    discard(c);
+                }
+                pins.release();
+            }
+            if (e instanceof SQLException sql) {
+                throw Db.failure("acquire of " + claim.kind().label() + " '" + abbreviate(key) + "'", sql);
+            }
+            throw (RuntimeException) e;
+        }
+    }
+
+    /**
+     * The read hold of an owner that holds the write lock, on the write hold's session, where PostgreSQL grants it at
+     * once; null when the write hold ended meanwhile (the claim then goes the usual way).
+     */
+    private @Nullable Attempt downgrade(Claim claim, Session write) {
+        Pin pin = write.pin;
+        synchronized (pin) {
+            if (pin.holds == 0) {
+                return null;
+            }
+            try {
+                if (!mechanism.tryLockShared(pin.connection, claim.key().name())) {
+                    // only another session can refuse it: this one is no longer the one that holds the write lock
+                    return Attempt.busy(RECHECK);
+                }
+                long token = db.dialect.nextToken(pin.connection, db.table);
+                pin.holds++;
+                Session read = new Session(pin, claim.key(), claim.kind(), Mode.SHARED, claim.owner(), token);
+                sessions.put(read.id(), read);
+                return Attempt.acquired(token);
+            } catch (SQLException e) {
+                throw Db.failure("downgrade of '" + abbreviate(claim.key()) + "'", e);
+            }
+        }
+    }
+
+    private DistributedLockException tooManyPins() {
+        return new DistributedLockException(
+                mechanism.mode() + " mode pins one connection per held lock, and this client already pins "
+                        + maxPinned + " (maxPinnedConnections); release a lock, raise maxPinnedConnections(..) "
+                        + "within your pool's size, or use Mode.TABLE, which pins none",
+                new SQLException("too many pinned connections"));
+    }
+
     private static boolean isConnectionLost(SQLException e) {
         String state = e.getSQLState();
         return state != null && (state.startsWith("08") || state.equals("57P01"));
     }
 
-    /** Ends the owner's hold and queue entry: an owner holds through one session here, never two. */
+    /**
+     * Ends the owner's hold and queue entry: an owner holds a lock through one session here, never two. A read or write
+     * hold ends only if it is still the grant with the hold's token.
+     */
     @Override
     public void abandonHold(HeldClaim hold) {
-        abandon(hold.key(), hold.owner());
+        if (hold.kind() == Claim.Kind.LOCK) {
+            abandon(hold.key(), hold.owner());
+            return;
+        }
+        var unused = endIfCurrent(hold);
     }
 
     @Override
     public void abandon(Claim claim) {
-        abandon(claim.key(), claim.owner());
+        if (claim.kind() == Claim.Kind.LOCK) {
+            abandon(claim.key(), claim.owner());
+            return;
+        }
+        LockKey key = claim.key();
+        Session s = sessions.remove(id(key, claim.owner(), claim.kind(), claim.mode()));
+        if (s != null) {
+            var unused = end(s, true); // first: a hold must end even if the queue table cannot be reached
+        }
+        db.transaction("abandon of '" + abbreviate(key) + "'", c -> {
+            if (queue.remove(c, Names.hash(key.name()), entry(claim.owner(), claim.mode()))) {
+                mechanism.notifyRelease(c, key.name());
+            }
+            return true;
+        });
+    }
+
+    /** Ends a read or write hold if it is still the grant with {@code hold}'s token; true if it was still held. */
+    private boolean endIfCurrent(HeldClaim hold) {
+        String id = id(hold.key(), hold.owner(), hold.kind(), hold.mode());
+        Session s = sessions.get(id);
+        return s != null && s.token == hold.fencingToken() && sessions.remove(id, s) && end(s, true);
     }
 
     private void abandon(LockKey key, OwnerId owner) {
@@ -237,28 +458,46 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
 
     @Override
     public boolean release(HeldClaim hold) {
+        if (hold.kind() != Claim.Kind.LOCK) {
+            return endIfCurrent(hold);
+        }
         Session s = sessions.remove(id(hold.key(), hold.owner()));
         return s != null && end(s, true);
     }
 
-    /** Ends a session's hold and gives its connection back; true if the lock was still held. */
+    /**
+     * Ends a session's hold, and gives its connection back when no other hold uses it (see {@link Pin}); true if the
+     * lock was still held.
+     */
     private boolean end(Session s, boolean unlock) {
         boolean released = false;
-        try {
-            if (unlock) {
-                released = mechanism.unlock(s.connection, s.key.name());
+        Pin pin = s.pin;
+        synchronized (pin) {
+            boolean last = --pin.holds == 0;
+            try {
+                if (unlock) {
+                    released = s.mode == Mode.SHARED
+                            ? mechanism.unlockShared(s.connection, s.key.name())
+                            : mechanism.unlock(s.connection, s.key.name());
+                }
+                if (last) {
+                    if (!released) {
+                        mechanism.reset(s.connection);
+                    }
+                    s.connection.close();
+                }
+            } catch (SQLException e) {
+                // a dead session holds nothing: the database released the lock when it ended (and the other hold
+                // on it, if any, which its next renewal reports gone)
+                log.debug(
+                        "distlock: ending the session of '{}' failed; the database releases it", abbreviate(s.key), e);
+                discard(s.connection);
+                released = false;
+            } finally {
+                if (last) {
+                    pins.release();
+                }
             }
-            if (!released) {
-                mechanism.reset(s.connection);
-            }
-            s.connection.close();
-        } catch (SQLException e) {
-            // a dead session holds nothing: the database released the lock when it ended
-            log.debug("distlock: ending the session of '{}' failed; the database releases it", abbreviate(s.key), e);
-            discard(s.connection);
-            released = false;
-        } finally {
-            pins.release();
         }
         if (unlock && !released) {
             try {
@@ -277,12 +516,12 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
         Map<Long, HeldClaim> byId = new HashMap<>();
         long n = 0;
         for (HeldClaim h : holds) {
-            Session s = sessions.get(id(h.key(), h.owner()));
+            Session s = sessions.get(id(h.key(), h.owner(), h.kind(), h.mode()));
             if (s == null || s.token != h.fencingToken()) {
                 gone.add(h);
                 continue;
             }
-            asked.add(new SessionLock.Held(n, s.sessionId, h.key().name()));
+            asked.add(new SessionLock.Held(n, s.sessionId, h.key().name(), s.mode == Mode.SHARED));
             byId.put(n++, h);
         }
         if (asked.isEmpty()) {
@@ -329,6 +568,13 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
 
     @Override
     public Optional<LockInfo> inspect(LockKey key) {
+        if (mechanism.sharedHolds()) {
+            List<SessionLock.Holder> all =
+                    db.autocommit("inspect of '" + abbreviate(key) + "'", c -> mechanism.holders(c, key.name()));
+            if (isReadWrite(key, all)) {
+                return readWriteInfo(key, all);
+            }
+        }
         Session mine = local(key);
         if (mine != null) {
             return Optional.of(new LockInfo(key.name(), mine.owner.value(), Duration.ZERO, mine.token, -1));
@@ -340,6 +586,69 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
         }
         String owner = holder.getAsLong() == 0 ? "another session" : "session " + holder.getAsLong();
         return Optional.of(new LockInfo(key.name(), owner, Duration.ZERO, -1, -1));
+    }
+
+    /** Whether the name is in use as a read-write lock: a shared hold, or a read or write hold of this client. */
+    private boolean isReadWrite(LockKey key, List<SessionLock.Holder> all) {
+        for (SessionLock.Holder h : all) {
+            if (h.shared()) {
+                return true;
+            }
+        }
+        for (Session s : sessions.values()) {
+            if (s.key.equals(key) && s.kind == Claim.Kind.READ_WRITE_LOCK) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Every hold of a read-write lock as the database shows them: this client's with their owner and token, first;
+     * other sessions' as "session <pid>", token -1. No lease (0) and no count of waiters (-1), as for locks.
+     */
+    private Optional<LockInfo> readWriteInfo(LockKey key, List<SessionLock.Holder> all) {
+        List<LockInfo.Holder> mine = new ArrayList<>();
+        List<LockInfo.Holder> others = new ArrayList<>();
+        for (SessionLock.Holder h : all) {
+            Session s = null;
+            for (Session candidate : sessions.values()) {
+                if (candidate.key.equals(key)
+                        && candidate.sessionId == h.sessionId()
+                        && (candidate.mode == Mode.SHARED) == h.shared()) {
+                    s = candidate;
+                    break;
+                }
+            }
+            if (s != null) {
+                mine.add(new LockInfo.Holder(s.owner.value(), !h.shared(), 1, Duration.ZERO, s.token));
+            } else {
+                others.add(new LockInfo.Holder("session " + h.sessionId(), !h.shared(), 1, Duration.ZERO, -1));
+            }
+        }
+        if (mine.isEmpty() && others.isEmpty()) {
+            return Optional.empty();
+        }
+        mine.addAll(others);
+        return Optional.of(LockInfo.ofHolders(key.name(), LockInfo.Kind.READ_WRITE_LOCK, mine, -1));
+    }
+
+    /** How many of a read-write lock's permits are free: 0 while a write hold lasts, less one per read hold. */
+    @Override
+    public int available(LockKey key, Claim.Kind kind, int size) {
+        if (kind == Claim.Kind.LOCK || !mechanism.sharedHolds()) {
+            return inspect(key).isPresent() ? 0 : 1;
+        }
+        List<SessionLock.Holder> all =
+                db.autocommit("available of '" + abbreviate(key) + "'", c -> mechanism.holders(c, key.name()));
+        long shared = 0;
+        for (SessionLock.Holder h : all) {
+            if (!h.shared()) {
+                return 0;
+            }
+            shared++;
+        }
+        return (int) Math.max(0, size - shared);
     }
 
     private @Nullable Session local(LockKey key) {
@@ -368,7 +677,7 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
     public Optional<LockInfo> forceRelease(LockKey key) {
         Session mine = local(key);
         if (mine != null) {
-            sessions.remove(id(key, mine.owner));
+            sessions.remove(mine.id(), mine);
             LockInfo info = new LockInfo(key.name(), mine.owner.value(), Duration.ZERO, mine.token, -1);
             end(mine, true);
             return Optional.of(info);
@@ -408,7 +717,7 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
     List<Long> sessionIds(String name) {
         List<Long> out = new ArrayList<>();
         for (Session s : sessions.values()) {
-            if (s.key.name().equals(name)) {
+            if (s.key.name().equals(name) && !out.contains(s.sessionId)) {
                 out.add(s.sessionId);
             }
         }

@@ -40,8 +40,35 @@ abstract class SessionLock {
     /** Whether some session holds the lock, seen from {@code control}; the holder's session id if known, else 0. */
     abstract OptionalLong holder(Connection control, String name) throws SQLException;
 
-    /** A hold as {@link #stillHeld} needs it: an id to answer with, the holder's session id, the name. */
-    record Held(long id, long sessionId, String name) {}
+    /**
+     * Whether this mechanism has a shared hold beside the exclusive one ({@link #tryLockShared}): PostgreSQL's shared
+     * advisory locks. GET_LOCK and a row locked FOR UPDATE have none.
+     */
+    boolean sharedHolds() {
+        return false;
+    }
+
+    /** Tries once, without waiting, to take the shared hold of {@code name} on {@code c}; see {@link #sharedHolds}. */
+    boolean tryLockShared(Connection c, String name) throws SQLException {
+        throw new UnsupportedOperationException(mode() + " has no shared hold on " + db.dialect.id());
+    }
+
+    /** Gives one shared hold back on its own connection; true if it was still held. Sends NOTIFY where supported. */
+    boolean unlockShared(Connection c, String name) throws SQLException {
+        throw new UnsupportedOperationException(mode() + " has no shared hold on " + db.dialect.id());
+    }
+
+    /** Every session's hold of {@code name}, exclusive and shared, seen from {@code control}; see {@link #sharedHolds}. */
+    List<Holder> holders(Connection control, String name) throws SQLException {
+        OptionalLong h = holder(control, name);
+        return h.isEmpty() ? List.of() : List.of(new Holder(h.getAsLong(), false));
+    }
+
+    /** A hold as {@link #stillHeld} needs it: an id to answer with, the holder's session id, the name, its mode. */
+    record Held(long id, long sessionId, String name, boolean shared) {}
+
+    /** One session's hold of a name as the database shows it: the session id (0 if unknown) and whether shared. */
+    record Holder(long sessionId, boolean shared) {}
 
     abstract String mode();
 
@@ -230,6 +257,9 @@ abstract class SessionLock {
 
     /** Mode ADVISORY: PostgreSQL session advisory locks, MariaDB/MySQL GET_LOCK. */
     static final class Advisory extends SessionLock {
+        /** How pg_locks names the mode of a shared advisory lock; an exclusive one is ExclusiveLock. */
+        private static final String SHARE_LOCK = "ShareLock";
+
         private final boolean postgres;
 
         Advisory(Db db) {
@@ -240,6 +270,67 @@ abstract class SessionLock {
         @Override
         String mode() {
             return "ADVISORY";
+        }
+
+        @Override
+        boolean sharedHolds() {
+            return postgres;
+        }
+
+        @Override
+        boolean tryLockShared(Connection c, String name) throws SQLException {
+            if (!postgres) {
+                return super.tryLockShared(c, name);
+            }
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_lock_shared(?)")) {
+                bindKey(ps, 1, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        throw new SQLException("no answer to the shared advisory lock request");
+                    }
+                    return rs.getBoolean(1);
+                }
+            }
+        }
+
+        @Override
+        boolean unlockShared(Connection c, String name) throws SQLException {
+            if (!postgres) {
+                return super.unlockShared(c, name);
+            }
+            boolean released;
+            try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_unlock_shared(?)")) {
+                bindKey(ps, 1, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    released = rs.next() && rs.getBoolean(1);
+                }
+            }
+            if (released) {
+                notifyRelease(c, name);
+            }
+            return released;
+        }
+
+        @Override
+        List<Holder> holders(Connection control, String name) throws SQLException {
+            if (!postgres) {
+                return super.holders(control, name);
+            }
+            long key = Names.advisoryKey(db.table, name);
+            List<Holder> out = new java.util.ArrayList<>();
+            try (PreparedStatement ps = control.prepareStatement("SELECT pid, mode FROM pg_locks WHERE locktype ="
+                    + " 'advisory' AND granted AND objsubid = 1 AND classid::bigint = ? AND objid::bigint = ?"
+                    + " ORDER BY pid")) {
+                ps.setLong(1, key >>> 32);
+                ps.setLong(2, key & 0xFFFF_FFFFL);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(new Holder(rs.getLong(1), SHARE_LOCK.equals(rs.getString(2))));
+                    }
+                }
+            }
+            return out;
         }
 
         @Override
@@ -293,8 +384,8 @@ abstract class SessionLock {
             Set<Long> out = new HashSet<>();
             if (postgres) {
                 Set<String> held = new HashSet<>();
-                try (PreparedStatement ps = control.prepareStatement("SELECT pid, classid::bigint, objid::bigint"
-                        + " FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND pid IN ("
+                try (PreparedStatement ps = control.prepareStatement("SELECT pid, classid::bigint, objid::bigint,"
+                        + " mode FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND pid IN ("
                         + placeholders(holds.size()) + ")")) {
                     int i = 1;
                     for (Held h : holds) {
@@ -302,13 +393,15 @@ abstract class SessionLock {
                     }
                     try (ResultSet rs = ps.executeQuery()) {
                         while (rs.next()) {
-                            held.add(rs.getLong(1) + ":" + rs.getLong(2) + ":" + rs.getLong(3));
+                            held.add(rs.getLong(1) + ":" + rs.getLong(2) + ":" + rs.getLong(3) + ":"
+                                    + SHARE_LOCK.equals(rs.getString(4)));
                         }
                     }
                 }
                 for (Held h : holds) {
                     long key = Names.advisoryKey(db.table, h.name());
-                    if (held.contains(h.sessionId() + ":" + (key >>> 32) + ":" + (key & 0xFFFF_FFFFL))) {
+                    if (held.contains(
+                            h.sessionId() + ":" + (key >>> 32) + ":" + (key & 0xFFFF_FFFFL) + ":" + h.shared())) {
                         out.add(h.id());
                     }
                 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.distlock.DistributedCountDownLatch;
+import io.distlock.DistributedReadWriteLock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,9 +15,11 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The session modes (ROW_LOCK, ADVISORY) on PostgreSQL and MariaDB: read-write locks and semaphores are refused at
- * once with an UnsupportedOperationException that names the mode and the one that serves them, and count-down
- * latches work as in mode TABLE (same tables and statements, so one pass of the latch's steps here).
+ * The session modes (ROW_LOCK, ADVISORY) on PostgreSQL and MariaDB: semaphores are refused at once in both, and
+ * read-write locks in all but ADVISORY on PostgreSQL (shared advisory locks; its contract runs in {@link
+ * AdvisoryReadWritePostgresIT}), with an UnsupportedOperationException that names the mode, the database, why, and the
+ * mode that serves them; count-down latches work as in mode TABLE (same tables and statements, so one pass of the
+ * latch's steps here).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SessionModeKindsIT {
@@ -48,19 +51,46 @@ class SessionModeKindsIT {
                 .build();
     }
 
+    private static boolean keepsReadWriteLocks(TestDatabase db, JdbcLockClient.Mode mode) {
+        return db == TestDatabase.POSTGRESQL && mode == JdbcLockClient.Mode.ADVISORY;
+    }
+
     @ParameterizedTest
     @MethodSource("cases")
-    void readWriteLocksAndSemaphores_refusedNamingTheModeThatServesThem(TestDatabase db, JdbcLockClient.Mode mode) {
+    void semaphores_refusedNamingTheModeThatServesThem(TestDatabase db, JdbcLockClient.Mode mode) {
         try (JdbcLockClient client = client(db, mode)) {
-            assertThatThrownBy(() -> client.readWriteLock("rw"))
-                    .isInstanceOf(UnsupportedOperationException.class)
-                    .hasMessageContaining("read-write locks")
-                    .hasMessageContaining("mode " + mode)
-                    .hasMessageContaining("Mode.TABLE");
             assertThatThrownBy(() -> client.semaphore("s", 2))
-                    .isInstanceOf(UnsupportedOperationException.class)
-                    .hasMessageContaining("semaphores")
-                    .hasMessageContaining("mode " + mode)
+                    .isExactlyInstanceOf(UnsupportedOperationException.class)
+                    .hasMessageContaining("semaphores are not available in mode " + mode)
+                    .hasMessageContaining("every permit would pin a connection")
+                    .hasMessageContaining("Mode.TABLE");
+            assertThat(client.lock("l").tryLock()).as("locks still work").isTrue();
+            client.lock("l").unlock();
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    void readWriteLocks_keptByPostgresAdvisory_refusedElsewhere_namingWhyAndTheModes(
+            TestDatabase db, JdbcLockClient.Mode mode) {
+        try (JdbcLockClient client = client(db, mode)) {
+            if (keepsReadWriteLocks(db, mode)) {
+                DistributedReadWriteLock rw = client.readWriteLock("rw");
+                assertThat(rw.readLock().tryLock()).as("a read hold").isTrue();
+                rw.readLock().unlock();
+                assertThat(rw.writeLock().tryLock()).as("a write hold").isTrue();
+                rw.writeLock().unlock();
+                return;
+            }
+            assertThatThrownBy(() -> client.readWriteLock("rw"))
+                    .isExactlyInstanceOf(UnsupportedOperationException.class)
+                    .hasMessageContaining("read-write locks are not available in mode " + mode + " on ")
+                    .hasMessageContaining(
+                            mode == JdbcLockClient.Mode.ADVISORY
+                                    ? "GET_LOCK on mariadb has no shared mode"
+                                    : "FOR UPDATE has no shared hold")
+                    .hasMessageContaining("mode ADVISORY keeps them")
+                    .hasMessageContaining("PostgreSQL")
                     .hasMessageContaining("Mode.TABLE");
             assertThat(client.lock("l").tryLock()).as("locks still work").isTrue();
             client.lock("l").unlock();
