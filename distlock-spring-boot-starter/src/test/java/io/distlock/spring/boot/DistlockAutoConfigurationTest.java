@@ -19,7 +19,6 @@ import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.aop.Advisor;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
-import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -86,9 +85,15 @@ class DistlockAutoConfigurationTest {
             assertThat(context.getBean(LockTemplate.class).backend()).isEqualTo("in-memory");
             assertThat(context).hasBean("distlockAdvisor");
             assertThat(context.getBean("distlockAdvisor")).isInstanceOf(Advisor.class);
-            assertThat(context).hasSingleBean(DistlockHealthIndicator.class);
-            assertThat(context.getBean(DistlockHealthIndicator.class).health().getStatus())
-                    .isEqualTo(Status.UP);
+            assertThat(context).hasBean(SpringBoot.HEALTH_INDICATOR);
+            // the indicator of the Boot on the class path (Boot 3's health package or Boot 4's)
+            assertThat(context.getBean(SpringBoot.HEALTH_INDICATOR).getClass().getSimpleName())
+                    .isEqualTo(SpringBoot.BOOT_4 ? "Boot4HealthIndicator" : "DistlockHealthIndicator");
+            SpringBoot.Health health = SpringBoot.health(context);
+            assertThat(health.status()).isEqualTo("UP");
+            assertThat(health.details())
+                    .containsEntry("backend", "in-memory")
+                    .containsEntry("clientId", context.getBean(LockClient.class).clientId());
         });
     }
 
@@ -288,10 +293,7 @@ class DistlockAutoConfigurationTest {
                     assertThat(context).doesNotHaveBean(LockTemplate.class);
                     assertThat(context.getBean(DistlockEndpoint.class).holds().holds())
                             .isEmpty();
-                    assertThat(context.getBean(DistlockHealthIndicator.class)
-                                    .health()
-                                    .getStatus())
-                            .isEqualTo(Status.UP);
+                    assertThat(SpringBoot.health(context).status()).isEqualTo("UP");
                 });
     }
 
@@ -304,6 +306,6 @@ class DistlockAutoConfigurationTest {
     @Test
     void healthIndicatorDisabled_isNotCreated() {
         runner.withPropertyValues("distlock.backend=in-memory", "management.health.distlock.enabled=false")
-                .run(context -> assertThat(context).doesNotHaveBean(DistlockHealthIndicator.class));
+                .run(context -> assertThat(context).doesNotHaveBean(SpringBoot.HEALTH_INDICATOR));
     }
 }
