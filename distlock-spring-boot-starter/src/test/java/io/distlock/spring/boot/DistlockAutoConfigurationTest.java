@@ -2,12 +2,14 @@ package io.distlock.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.distlock.LockAdmin;
 import io.distlock.LockClient;
 import io.distlock.LockHold;
 import io.distlock.jdbc.JdbcLockClient;
 import io.distlock.redis.RedisLockClient;
 import io.distlock.spring.HeldLocks;
 import io.distlock.spring.LockTemplate;
+import io.distlock.testkit.ForwardingLockClient;
 import io.distlock.testkit.InMemoryLockClient;
 import io.distlock.testkit.InMemoryLockServer;
 import java.sql.Connection;
@@ -301,6 +303,30 @@ class DistlockAutoConfigurationTest {
     void endpointNotExposed_isNotCreated() {
         runner.withPropertyValues("distlock.backend=in-memory")
                 .run(context -> assertThat(context).doesNotHaveBean(DistlockEndpoint.class));
+    }
+
+    /** A client whose store does not answer. */
+    @Configuration(proxyBeanMethods = false)
+    static class UnreachableStore {
+        @Bean(destroyMethod = "close")
+        LockClient unreachable() {
+            return new ForwardingLockClient(InMemoryLockClient.create()) {
+                @Override
+                public LockAdmin admin() {
+                    throw new IllegalStateException("store unreachable");
+                }
+            };
+        }
+    }
+
+    @Test
+    void storeNotAnswering_healthIsDownWithTheError() {
+        runner.withUserConfiguration(UnreachableStore.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            SpringBoot.Health health = SpringBoot.health(context);
+            assertThat(health.status()).isEqualTo("DOWN");
+            assertThat(String.valueOf(health.details().get("error"))).contains("store unreachable");
+        });
     }
 
     @Test
