@@ -7,7 +7,8 @@
 #     artifact but those this run installs: io/distlock is emptied first and never linked, while every other group is
 #     a link into the shared ~/.m2/repository (nothing is downloaded twice). So the run passes where nothing was ever
 #     installed, and neither an earlier install nor another build installing into ~/.m2 meanwhile can change what it
-#     builds against.
+#     builds against. Then runs the Spring Boot starter's tests again, on Spring Boot 4 (its profile boot4, on the
+#     classes just built; docs/spring-boot.md).
 #  3. Builds samples/plain-java, a user's project outside the reactor, against those installed artifacts through
 #     distlock-bom: compiles it, runs its unit test on InMemoryLockClient, and runs its main on the local Redis. A
 #     broken BOM or a class missing from a published jar fails here.
@@ -51,6 +52,9 @@ link_entries "$shared/io" "$repo/io" distlock
 mvn() { ./mvnw -B -Dmaven.repo.local="$repo" "$@"; }
 
 mvn install "$@"
+
+echo "test.sh: distlock-spring-boot-starter's unit tests and ITs again, on Spring Boot 4"
+mvn verify -pl distlock-spring-boot-starter -Pboot4 "$@"
 
 echo "test.sh: samples/plain-java against the installed artifacts"
 mvn -f samples/plain-java/pom.xml verify exec:java

@@ -8,8 +8,6 @@ import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
-import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
-import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -45,14 +43,30 @@ public class DistlockActuatorAutoConfiguration {
                 properties.getActuator().isForceUnlockEnabled());
     }
 
+    /** The health indicator on Spring Boot 3 ({@code org.springframework.boot.actuate.health}). */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(HealthIndicator.class)
-    @ConditionalOnEnabledHealthIndicator("distlock")
+    @ConditionalOnClass(name = "org.springframework.boot.actuate.health.HealthIndicator")
+    @org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator("distlock")
     static class HealthConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "distlockHealthIndicator")
         DistlockHealthIndicator distlockHealthIndicator(LockClient client) {
             return new DistlockHealthIndicator(client, DistlockBackend.tag(client));
+        }
+    }
+
+    /**
+     * The health indicator on Spring Boot 4, where health moved to {@code org.springframework.boot.health} (module
+     * {@code spring-boot-health}): the same check under the same bean name.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
+    @org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator("distlock")
+    static class Boot4HealthConfiguration {
+        @Bean
+        @ConditionalOnMissingBean(name = "distlockHealthIndicator")
+        Boot4HealthIndicator distlockHealthIndicator(LockClient client) {
+            return new Boot4HealthIndicator(client, DistlockBackend.tag(client));
         }
     }
 

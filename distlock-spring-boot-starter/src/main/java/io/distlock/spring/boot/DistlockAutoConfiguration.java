@@ -57,8 +57,12 @@ import org.springframework.core.type.AnnotationMetadata;
  */
 @AutoConfiguration(
         afterName = {
+            // Spring Boot 3
             "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
-            "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration"
+            "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
+            // Spring Boot 4 (modules spring-boot-jdbc and spring-boot-data-redis)
+            "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+            "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration"
         })
 @ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DistlockProperties.class)

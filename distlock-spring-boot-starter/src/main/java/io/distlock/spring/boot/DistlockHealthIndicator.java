@@ -6,11 +6,11 @@ import org.springframework.boot.actuate.health.Health;
 
 /**
  * Up when the store answers one read ({@code admin().inspect} of a name nobody uses), down with the store's error
- * otherwise.
+ * otherwise. This is the Spring Boot 3 indicator ({@code org.springframework.boot.actuate.health}); on Spring Boot 4
+ * the same check is a {@code org.springframework.boot.health.contributor.HealthIndicator} of the same bean name,
+ * {@code distlockHealthIndicator}.
  */
 public class DistlockHealthIndicator extends AbstractHealthIndicator {
-    static final String PROBE_NAME = "distlock-health-probe";
-
     private final LockClient client;
     private final String backend;
 
@@ -22,7 +22,6 @@ public class DistlockHealthIndicator extends AbstractHealthIndicator {
 
     @Override
     protected void doHealthCheck(Health.Builder builder) {
-        var unused = client.admin().inspect(PROBE_NAME);
-        builder.up().withDetail("backend", backend).withDetail("clientId", client.clientId());
+        builder.up().withDetails(HealthProbe.check(client, backend));
     }
 }

@@ -10,7 +10,6 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.autoconfigure.data.redis.RedisProperties;
 import org.springframework.boot.context.properties.bind.BindResult;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.Environment;
@@ -68,8 +67,8 @@ final class RedisBackend implements DistlockBackend {
         return null;
     }
 
-    private BindResult<RedisProperties> bootProperties() {
-        return Binder.get(environment).bind("spring.data.redis", RedisProperties.class);
+    private BindResult<SpringDataRedisSettings> bootProperties() {
+        return Binder.get(environment).bind("spring.data.redis", SpringDataRedisSettings.class);
     }
 
     @Override
@@ -82,11 +81,9 @@ final class RedisBackend implements DistlockBackend {
         } else if (client != null) {
             builder.redisClient(client);
         } else {
-            RedisProperties boot = bootProperties().orElseGet(RedisProperties::new);
-            RedisProperties.Cluster cluster = boot.getCluster();
-            if (cluster != null
-                    && cluster.getNodes() != null
-                    && !cluster.getNodes().isEmpty()) {
+            SpringDataRedisSettings boot = bootProperties().orElseGet(SpringDataRedisSettings::new);
+            SpringDataRedisSettings.Cluster cluster = boot.getCluster();
+            if (cluster != null && !cluster.getNodes().isEmpty()) {
                 builder.cluster(clusterSeeds(boot, cluster.getNodes()));
             } else {
                 builder.uri(uri(boot));
@@ -107,9 +104,9 @@ final class RedisBackend implements DistlockBackend {
     }
 
     /** The standalone or Sentinel server of Boot's settings. */
-    static RedisURI uri(RedisProperties boot) {
+    static RedisURI uri(SpringDataRedisSettings boot) {
         RedisURI uri;
-        RedisProperties.Sentinel sentinel = boot.getSentinel();
+        SpringDataRedisSettings.Sentinel sentinel = boot.getSentinel();
         if (boot.getUrl() != null && !boot.getUrl().isBlank()) {
             uri = RedisURI.create(boot.getUrl());
         } else if (sentinel != null && sentinel.getMaster() != null) {
@@ -144,7 +141,7 @@ final class RedisBackend implements DistlockBackend {
         return uri;
     }
 
-    private static void credentials(RedisURI uri, RedisProperties boot) {
+    private static void credentials(RedisURI uri, SpringDataRedisSettings boot) {
         if (boot.getUsername() != null) {
             uri.setUsername(boot.getUsername());
         }
@@ -154,7 +151,7 @@ final class RedisBackend implements DistlockBackend {
     }
 
     /** Cluster seeds as URIs, with Boot's credentials and TLS. */
-    static String[] clusterSeeds(RedisProperties boot, List<String> nodes) {
+    static String[] clusterSeeds(SpringDataRedisSettings boot, List<String> nodes) {
         String scheme = boot.getSsl().isEnabled() ? "rediss://" : "redis://";
         String userInfo = "";
         if (boot.getPassword() != null) {

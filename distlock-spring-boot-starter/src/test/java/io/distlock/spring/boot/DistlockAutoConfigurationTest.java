@@ -2,12 +2,14 @@ package io.distlock.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.distlock.LockAdmin;
 import io.distlock.LockClient;
 import io.distlock.LockHold;
 import io.distlock.jdbc.JdbcLockClient;
 import io.distlock.redis.RedisLockClient;
 import io.distlock.spring.HeldLocks;
 import io.distlock.spring.LockTemplate;
+import io.distlock.testkit.ForwardingLockClient;
 import io.distlock.testkit.InMemoryLockClient;
 import io.distlock.testkit.InMemoryLockServer;
 import java.sql.Connection;
@@ -19,7 +21,6 @@ import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.aop.Advisor;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
-import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -86,9 +87,15 @@ class DistlockAutoConfigurationTest {
             assertThat(context.getBean(LockTemplate.class).backend()).isEqualTo("in-memory");
             assertThat(context).hasBean("distlockAdvisor");
             assertThat(context.getBean("distlockAdvisor")).isInstanceOf(Advisor.class);
-            assertThat(context).hasSingleBean(DistlockHealthIndicator.class);
-            assertThat(context.getBean(DistlockHealthIndicator.class).health().getStatus())
-                    .isEqualTo(Status.UP);
+            assertThat(context).hasBean(SpringBoot.HEALTH_INDICATOR);
+            // the indicator of the Boot on the class path (Boot 3's health package or Boot 4's)
+            assertThat(context.getBean(SpringBoot.HEALTH_INDICATOR).getClass().getSimpleName())
+                    .isEqualTo(SpringBoot.BOOT_4 ? "Boot4HealthIndicator" : "DistlockHealthIndicator");
+            SpringBoot.Health health = SpringBoot.health(context);
+            assertThat(health.status()).isEqualTo("UP");
+            assertThat(health.details())
+                    .containsEntry("backend", "in-memory")
+                    .containsEntry("clientId", context.getBean(LockClient.class).clientId());
         });
     }
 
@@ -288,10 +295,7 @@ class DistlockAutoConfigurationTest {
                     assertThat(context).doesNotHaveBean(LockTemplate.class);
                     assertThat(context.getBean(DistlockEndpoint.class).holds().holds())
                             .isEmpty();
-                    assertThat(context.getBean(DistlockHealthIndicator.class)
-                                    .health()
-                                    .getStatus())
-                            .isEqualTo(Status.UP);
+                    assertThat(SpringBoot.health(context).status()).isEqualTo("UP");
                 });
     }
 
@@ -301,9 +305,33 @@ class DistlockAutoConfigurationTest {
                 .run(context -> assertThat(context).doesNotHaveBean(DistlockEndpoint.class));
     }
 
+    /** A client whose store does not answer. */
+    @Configuration(proxyBeanMethods = false)
+    static class UnreachableStore {
+        @Bean(destroyMethod = "close")
+        LockClient unreachable() {
+            return new ForwardingLockClient(InMemoryLockClient.create()) {
+                @Override
+                public LockAdmin admin() {
+                    throw new IllegalStateException("store unreachable");
+                }
+            };
+        }
+    }
+
+    @Test
+    void storeNotAnswering_healthIsDownWithTheError() {
+        runner.withUserConfiguration(UnreachableStore.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            SpringBoot.Health health = SpringBoot.health(context);
+            assertThat(health.status()).isEqualTo("DOWN");
+            assertThat(String.valueOf(health.details().get("error"))).contains("store unreachable");
+        });
+    }
+
     @Test
     void healthIndicatorDisabled_isNotCreated() {
         runner.withPropertyValues("distlock.backend=in-memory", "management.health.distlock.enabled=false")
-                .run(context -> assertThat(context).doesNotHaveBean(DistlockHealthIndicator.class));
+                .run(context -> assertThat(context).doesNotHaveBean(SpringBoot.HEALTH_INDICATOR));
     }
 }

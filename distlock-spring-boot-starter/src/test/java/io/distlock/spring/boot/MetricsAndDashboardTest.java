@@ -22,9 +22,6 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.metrics.export.prometheus.PrometheusMetricsExportAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
@@ -38,9 +35,18 @@ class MetricsAndDashboardTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(
-                    ObservationAutoConfiguration.class,
-                    MetricsAutoConfiguration.class,
-                    PrometheusMetricsExportAutoConfiguration.class,
+                    // Boot 3's names, then Boot 4's (modules spring-boot-micrometer-observation and -metrics)
+                    SpringBoot.firstPresent(
+                            "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration",
+                            "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration"),
+                    SpringBoot.firstPresent(
+                            "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
+                            "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration"),
+                    SpringBoot.firstPresent(
+                            "org.springframework.boot.actuate.autoconfigure.metrics.export.prometheus"
+                                    + ".PrometheusMetricsExportAutoConfiguration",
+                            "org.springframework.boot.micrometer.metrics.autoconfigure.export.prometheus"
+                                    + ".PrometheusMetricsExportAutoConfiguration"),
                     DistlockAutoConfiguration.class,
                     DistlockActuatorAutoConfiguration.class))
             // a removed hold is found lost within a third of the watchdog lease; long enough that a loaded machine
