@@ -16,6 +16,11 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 public class CounterApplication {
 
     public static void main(String[] args) {
+        // the embedded default's H2 serves the database file to the other instances (AUTO_SERVER): on loopback only.
+        // Set before the first H2 class reads its system properties.
+        if (System.getProperty("h2.bindAddress") == null) {
+            System.setProperty("h2.bindAddress", "127.0.0.1");
+        }
         SpringApplication.run(CounterApplication.class, args);
     }
 
