@@ -12,6 +12,8 @@
 #  3. Builds samples/plain-java, a user's project outside the reactor, against those installed artifacts through
 #     distlock-bom: compiles it, runs its unit test on InMemoryLockClient, and runs its main on the local Redis. A
 #     broken BOM or a class missing from a published jar fails here.
+#     Then samples/spring-boot-counter, a Spring Boot application on the starter, the same way: compiles it and runs
+#     its tests (two application contexts counting on one embedded H2 database, the actuator endpoints).
 #  4. Where the machine has a JDK 21+ (these machines carry Temurin 25), runs the virtual-thread tests on it, with
 #     real virtual threads required (a JVM without them fails the tests): the in-memory contract suite, the Redis
 #     contract suite, and counter_virtualThreads_noLostIncrements of every IT class of every backend that runs
@@ -58,6 +60,9 @@ mvn verify -pl distlock-spring-boot-starter -Pboot4 "$@"
 
 echo "test.sh: samples/plain-java against the installed artifacts"
 mvn -f samples/plain-java/pom.xml verify exec:java
+
+echo "test.sh: samples/spring-boot-counter against the installed artifacts"
+mvn -f samples/spring-boot-counter/pom.xml verify
 
 newest_jdk() { # MIN: the home of the newest JDK of at least that feature version under /usr/lib/jvm, or nothing
   local home version best="" best_version=0
