@@ -10,6 +10,7 @@ import io.distlock.LockClient;
 import io.distlock.internal.Checks;
 import io.distlock.internal.EngineConfig;
 import io.distlock.internal.LockEngine;
+import io.distlock.spi.OwnerId;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -164,7 +165,7 @@ public final class RedLockClient implements LockClient {
 
     @Override
     public String toString() {
-        return "RedLockClient[" + clientId() + ", " + store + "]";
+        return "RedLockClient[" + OwnerId.redact(clientId()) + ", " + store + "]";
     }
 
     /** Builds a {@link RedLockClient}. Setters validate at once. */

@@ -101,7 +101,7 @@ class RedisAclTlsClusterIT implements AllLockContracts {
             assertThatThrownBy(() -> asUser.sync().set("outside", "x"))
                     .isInstanceOf(RedisCommandExecutionException.class)
                     .hasMessageStartingWith("NOPERM");
-            assertThatThrownBy(() -> asUser.sync().hset("distlock:acl-probe-hash", "f", "v"))
+            assertThatThrownBy(() -> asUser.sync().append("distlock:acl-probe", "y"))
                     .as("a command the rules leave out")
                     .isInstanceOf(RedisCommandExecutionException.class)
                     .hasMessageStartingWith("NOPERM");

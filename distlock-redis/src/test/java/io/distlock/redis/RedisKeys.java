@@ -46,7 +46,9 @@ final class RedisKeys {
         List<String> found = new ArrayList<>();
         for (String key : scan(keys, layout.namePattern(name))) {
             if (!key.equals(fence) && !key.equals(size)) {
-                found.add(key + " (" + keys.type(key) + ", pttl " + keys.pttl(key) + " ms)");
+                // whether the key expires, not its remaining time, so two snapshots of an unchanged key are equal
+                long pttl = keys.pttl(key);
+                found.add(key + " (" + keys.type(key) + ", " + (pttl >= 0 ? "expires" : "no expiry") + ")");
             }
         }
         return found;
