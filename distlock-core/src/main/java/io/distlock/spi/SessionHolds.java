@@ -1,9 +1,10 @@
 package io.distlock.spi;
 
 /**
- * A {@link ClaimStore} that keeps no lease of its own: a hold lasts while its owner's session does (a ZooKeeper
- * session, a database connection). The engine then ends a hold in the store itself when its fixed lease runs out or
- * when it finds the hold lost, through {@link #abandonHold}.
+ * A {@link ClaimStore} whose holds the engine ends itself when their fixed lease runs out or when it finds them lost,
+ * through {@link #abandonHold}: a store that keeps no lease of its own, where a hold lasts while its owner's session
+ * does (a ZooKeeper session, a database connection), or one whose own expiry is coarser than a fixed lease (etcd's
+ * lease TTLs are whole seconds).
  */
 public interface SessionHolds {
 

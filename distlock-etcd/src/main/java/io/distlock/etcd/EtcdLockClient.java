@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 import javax.net.ssl.SSLException;
 import org.jspecify.annotations.Nullable;
 
@@ -152,6 +153,7 @@ public final class EtcdLockClient extends EngineClient {
         private @Nullable String clientId;
         private int maxWaiters = EngineConfig.DEFAULT_MAX_WAITERS;
         private Duration latchExpiry = EngineConfig.DEFAULT_LATCH_EXPIRY;
+        private @Nullable Executor asyncExecutor;
 
         private Builder() {}
 
@@ -309,6 +311,18 @@ public final class EtcdLockClient extends EngineClient {
         }
 
         /**
+         * Where asynchronous acquires run their steps and complete their futures, so user callbacks never run on
+         * jetcd's threads; default: the client's own small pool of daemon threads, shut down with the client. A given
+         * executor is left running when the client closes.
+         *
+         * @throws NullPointerException if {@code asyncExecutor} is null
+         */
+        public Builder asyncExecutor(Executor asyncExecutor) {
+            this.asyncExecutor = Objects.requireNonNull(asyncExecutor, "asyncExecutor");
+            return this;
+        }
+
+        /**
          * The label of the client's identity in etcd; default {@code pid<process id>}. The client id, the prefix of
          * every owner it writes, is the label followed by a fresh 128-bit secret, so owner ids cannot be guessed.
          *
@@ -335,7 +349,8 @@ public final class EtcdLockClient extends EngineClient {
             EngineConfig config = EngineConfig.defaults()
                     .withWatchdogLease(leaseTtl)
                     .withMaxWaiters(maxWaiters)
-                    .withLatchExpiry(latchExpiry);
+                    .withLatchExpiry(latchExpiry)
+                    .withAsyncExecutor(asyncExecutor);
             if (clientId != null) {
                 config = config.withClientId(clientId);
             }

@@ -56,6 +56,15 @@ class EtcdLockClientTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("a:b");
         assertThatThrownBy(() -> b.user(null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> b.asyncExecutor(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("asyncExecutor");
+        assertThatThrownBy(() -> b.maxWaiters(0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxWaiters must be positive: 0");
+        assertThatThrownBy(() -> b.latchExpiry(Duration.ofSeconds(-1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("latchExpiry");
     }
 
     @Test
