@@ -5,10 +5,12 @@ import io.distlock.spi.ClaimStore;
 import io.distlock.spi.Lease;
 import io.distlock.spi.Mode;
 import io.distlock.spi.OwnerId;
+import io.distlock.spi.WakesOwners;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -34,6 +36,12 @@ import org.slf4j.LoggerFactory;
  *   store, or a local release or loss) or until the busy answer's retry time, whichever comes first. A store that
  *   cannot notify is polled with jittered back-off. A wait that ends by timeout, interrupt or the client's close
  *   abandons its queue entry.
+ *
+ * Wake-ups
+ *   A store wake-up, a local release and a local loss wake every waiter of the name in this client, except on a store
+ *   whose wake-ups name the owners that can pass (WakesOwners): there a wake-up wakes only the waiters it names, and a
+ *   release the store confirmed wakes nobody locally, since its own wake-up names who passes. A release then costs one
+ *   attempt per waiter it lets pass, not one per waiter of the client.
  */
 /** The acquire half of a {@link ClaimEngine}: attempts, re-entry, waiting and wake-ups. */
 final class ClaimAcquirer {
@@ -46,6 +54,7 @@ final class ClaimAcquirer {
     final NameStates<ClaimHold, ClaimState> states;
     private final HoldKeeper<ClaimHold, ClaimState> keeper;
     final ClaimStore store;
+    private final @Nullable WakesOwners wakesOwners;
     final EngineConfig config;
     final Ticker ticker;
 
@@ -59,6 +68,7 @@ final class ClaimAcquirer {
         this.states = states;
         this.keeper = keeper;
         this.store = store;
+        this.wakesOwners = store instanceof WakesOwners w ? w : null;
         this.config = config;
         this.ticker = config.ticker();
     }
@@ -226,10 +236,10 @@ final class ClaimAcquirer {
         keeper.activate(h);
     }
 
-    static void join(ClaimState s, ClaimWaiter w) {
+    static void join(ClaimState s, ClaimWaiter w, OwnerId owner) {
         s.mutex.lock();
         try {
-            s.join(w);
+            s.join(w, owner);
         } finally {
             s.mutex.unlock();
         }
@@ -253,6 +263,14 @@ final class ClaimAcquirer {
     }
 
     boolean subscribe(ClaimState s) {
+        WakesOwners named = wakesOwners;
+        if (named != null) {
+            boolean notifies = s.subscribe(() -> named.subscribe(s.key, passes -> onWake(s, passes)));
+            if (notifies) {
+                s.ownerWakeUps = true;
+            }
+            return notifies;
+        }
         return s.subscribe(() -> store.subscribe(s.key, () -> onWake(s)));
     }
 
@@ -260,6 +278,15 @@ final class ClaimAcquirer {
         s.mutex.lock();
         try {
             s.wakeWaiters();
+        } finally {
+            s.mutex.unlock();
+        }
+    }
+
+    private static void onWake(ClaimState s, Predicate<OwnerId> passes) {
+        s.mutex.lock();
+        try {
+            s.wakeWaiters(passes);
         } finally {
             s.mutex.unlock();
         }

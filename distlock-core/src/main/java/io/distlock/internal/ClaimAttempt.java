@@ -117,7 +117,7 @@ final class ClaimAttempt {
                 notifies = a.subscribe(s);
                 ClaimWaiter.Flagged joined = newWaiter.get();
                 this.w = joined;
-                ClaimAcquirer.join(s, joined);
+                ClaimAcquirer.join(s, joined, claim.owner());
                 continue;
             }
             if (!notifies) {

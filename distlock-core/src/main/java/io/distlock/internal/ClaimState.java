@@ -4,7 +4,10 @@ import io.distlock.spi.LockKey;
 import io.distlock.spi.Mode;
 import io.distlock.spi.OwnerId;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -13,7 +16,14 @@ import org.jspecify.annotations.Nullable;
  */
 final class ClaimState extends NameState<ClaimHold> {
     private final List<ClaimHold> holders = new ArrayList<>(2);
-    private final List<ClaimWaiter> waiters = new ArrayList<>(2);
+    /** The waiting acquires, in the order they started waiting, with the owner each asks for. */
+    private final Map<ClaimWaiter, OwnerId> waiters = new LinkedHashMap<>(4);
+
+    /**
+     * The name's waiters are subscribed to wake-ups that name the owners that can pass ({@link
+     * io.distlock.spi.WakesOwners}, on a subscription that notifies); set once such a subscription is made.
+     */
+    volatile boolean ownerWakeUps;
 
     ClaimState(LockKey key) {
         super(key);
@@ -38,8 +48,8 @@ final class ClaimState extends NameState<ClaimHold> {
         holders.add(h);
     }
 
-    void join(ClaimWaiter w) {
-        waiters.add(w);
+    void join(ClaimWaiter w, OwnerId owner) {
+        waiters.put(w, owner);
     }
 
     void leave(ClaimWaiter w) {
@@ -51,6 +61,19 @@ final class ClaimState extends NameState<ClaimHold> {
     void ended(ClaimHold h) {
         if (holders.remove(h)) {
             wakeWaiters();
+        }
+    }
+
+    /**
+     * On a store whose wake-ups name the owners that can pass, a release the store confirmed wakes nobody here: its
+     * own wake-up names who passes, this client's waiters among them.
+     */
+    @Override
+    void released(ClaimHold h) {
+        if (ownerWakeUps) {
+            holders.remove(h);
+        } else {
+            ended(h);
         }
     }
 
@@ -69,8 +92,17 @@ final class ClaimState extends NameState<ClaimHold> {
     }
 
     void wakeWaiters() {
-        for (ClaimWaiter w : waiters) {
+        for (ClaimWaiter w : waiters.keySet()) {
             w.wake();
+        }
+    }
+
+    /** Wakes the waiters whose owner {@code passes}. */
+    void wakeWaiters(Predicate<OwnerId> passes) {
+        for (Map.Entry<ClaimWaiter, OwnerId> e : waiters.entrySet()) {
+            if (passes.test(e.getValue())) {
+                e.getKey().wake();
+            }
         }
     }
 

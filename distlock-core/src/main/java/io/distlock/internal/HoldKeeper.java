@@ -146,7 +146,16 @@ class HoldKeeper<H extends EngineHold, S extends NameState<H>> implements Watchd
             ended(s, h);
             throw StoreCalls.storeFailure("release", s.key, e);
         }
-        ended(s, h);
+        if (released) {
+            s.mutex.lock();
+            try {
+                s.released(h);
+            } finally {
+                s.mutex.unlock();
+            }
+        } else {
+            ended(s, h);
+        }
         if (!released) {
             metrics.lost(h.name());
             h.listeners().lost(h.fencingToken(), null);

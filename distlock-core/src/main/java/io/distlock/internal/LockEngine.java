@@ -30,8 +30,8 @@ import org.slf4j.LoggerFactory;
  *   The engine is the one implementation of the contract; a backend supplies one store, a ClaimStore and
  *   ClaimAdmin (and a CounterStore where it keeps latches), whose methods are single round trips that never wait
  *   (the store is tryAcquire/tryRelease, the engine is the rest), and says what else it can do by implementing
- *   ability interfaces (HandsOff, GrantsWithWakeUp, ReportsLoss, QueueOrdered, SessionHolds, FreeSubscriptions),
- *   which the parts below discover once. A lock is an exclusive claim of one permit; the lock parts below run it
+ *   ability interfaces (HandsOff, GrantsWithWakeUp, ReportsLoss, QueueOrdered, SessionHolds, FreeSubscriptions,
+ *   WakesOwners), which the parts below discover once. A lock is an exclusive claim of one permit; the lock parts below run it
  *   with its local fast paths (re-entry, hand-off, succession, grants with the wake-up). Read-write locks and
  *   semaphores run on ClaimEngine over the same store, latches on EngineLatch over the CounterStore; this class is
  *   the client facade of all of them.

@@ -51,6 +51,11 @@ abstract class NameState<H extends EngineHold> {
     /** The hold ended by its release: waiters it was in the way of try again. */
     abstract void ended(H h);
 
+    /** A hold the store confirmed it released has ended; by default as {@link #ended}. */
+    void released(H h) {
+        ended(h);
+    }
+
     /** The hold was found lost: it ends as a release does, and a thread's hold is kept for its next unlock. */
     abstract void lost(H h);
 

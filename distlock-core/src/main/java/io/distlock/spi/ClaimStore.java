@@ -31,7 +31,7 @@ import java.util.Set;
  * <h2>Abilities</h2>
  * What a store can do beyond these steps it says by implementing interfaces the engine discovers once: {@link
  * HandsOff}, {@link GrantsWithWakeUp}, {@link ReportsLoss}, {@link FreeSubscriptions}, {@link QueueOrdered}, {@link
- * SessionHolds}; {@link ClaimAdmin} for the operator's steps and {@link CounterStore} for count-down latches.
+ * SessionHolds}, {@link WakesOwners}; {@link ClaimAdmin} for the operator's steps and {@link CounterStore} for count-down latches.
  */
 public interface ClaimStore extends AutoCloseable {
 
@@ -51,8 +51,8 @@ public interface ClaimStore extends AutoCloseable {
     /**
      * Grants {@code claim} if it is compatible with the live holds and the waiters queued before it (see {@link
      * Claim}). With {@code queue} true, the owner joins the queue (or refreshes its place) when it is not granted.
-     * With {@code queue} false, a failed attempt leaves nothing behind. The lease's length is ignored by stores
-     * whose holds last a session ({@link SessionHolds}).
+     * With {@code queue} false, a failed attempt leaves nothing behind. A store whose holds last a
+     * session ({@link SessionHolds}) may ignore the lease's length: the engine ends a fixed-lease hold itself.
      *
      * @return {@link Attempt.Acquired} with a fencing token strictly greater than every token issued before for the
      *     name; {@link Attempt.Busy} with how long the client may wait for a wake-up before it tries again (the time

@@ -5,11 +5,14 @@ import io.distlock.spi.Claim;
 import io.distlock.spi.HeldClaim;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.Mode;
+import io.distlock.spi.OwnerId;
 import io.distlock.spi.Subscription;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,10 +41,11 @@ import org.slf4j.LoggerFactory;
  *
  * Wake-ups
  *   Waiting clients subscribe to the name's own channel '<tag>:cw'. A release, abandon, forced release or eviction
- *   walks the queue from its head as the grants would go and publishes one message listing the clients whose waiters
- *   can pass now (claim-common.lua wake); other clients ignore it (WakeUpDispatch). So a write release wakes the
- *   waiting readers or one writer, a permit release as many waiters as the permits serve, each with one PUBLISH
- *   whatever the number of waiters. A lost message costs at most Busy.retryWithin.
+ *   walks the queue from its head as the grants would go and publishes one message listing the owners whose waiters
+ *   can pass now (claim-common.lua wake); other clients ignore it, and a listed client wakes only the listed waiters
+ *   (WakeUpDispatch; the engine's WakesOwners). So a write release wakes the waiting readers or one writer, a permit
+ *   release as many waiters as the permits serve, each with one PUBLISH whatever the number of waiters. A lost
+ *   message costs at most Busy.retryWithin.
  *
  * Kinds
  *   A name is one kind at a time: a claim on a name in use as a latch, a lock, or the other claim kind, or a semaphore
@@ -176,6 +180,16 @@ final class RedisClaims {
         }
         String channel = KeyLayout.key(layout.tag(key.name()), KeyLayout.CLAIM_CHANNEL);
         return redis.subscriptions().subscribe(channel, false, channels.sharded(), channel, wakeUp);
+    }
+
+    /** As {@link #subscribe(LockKey, Runnable)}, told which of the client's owners each wake-up names. */
+    Subscription subscribe(LockKey key, Consumer<Predicate<OwnerId>> wakeUp) {
+        if (spin) {
+            return Subscription.none();
+        }
+        String channel = KeyLayout.key(layout.tag(key.name()), KeyLayout.CLAIM_CHANNEL);
+        return redis.subscriptions()
+                .subscribe(channel, false, channels.sharded(), new WakeUpDispatch.Target(channel, wakeUp));
     }
 
     int available(LockKey key, Claim.Kind kind, int size) {

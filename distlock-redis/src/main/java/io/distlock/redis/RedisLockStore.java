@@ -15,6 +15,7 @@ import io.distlock.spi.HeldClaim;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.Subscription;
+import io.distlock.spi.WakesOwners;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
@@ -23,6 +24,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
@@ -87,7 +89,7 @@ import org.jspecify.annotations.Nullable;
  */
 /** The {@link ClaimStore} of Redis, and its {@link ClaimAdmin}; see the overview comment in the source. */
 final class RedisLockStore
-        implements ClaimStore, ClaimAdmin, CounterStore, HandsOff, FreeSubscriptions, GrantsWithWakeUp {
+        implements ClaimStore, ClaimAdmin, CounterStore, HandsOff, FreeSubscriptions, GrantsWithWakeUp, WakesOwners {
     private static final Set<Claim.Kind> KINDS =
             Set.of(Claim.Kind.LOCK, Claim.Kind.READ_WRITE_LOCK, Claim.Kind.SEMAPHORE);
 
@@ -381,6 +383,12 @@ final class RedisLockStore
      */
     @Override
     public Subscription subscribe(LockKey key, Runnable wakeUp) {
+        return claims.subscribe(key, wakeUp);
+    }
+
+    /** The claim waiters' wake-ups, told which owners each names (see {@link WakesOwners}). */
+    @Override
+    public Subscription subscribe(LockKey key, Consumer<Predicate<OwnerId>> wakeUp) {
         return claims.subscribe(key, wakeUp);
     }
 

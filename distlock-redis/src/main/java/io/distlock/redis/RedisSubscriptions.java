@@ -121,6 +121,11 @@ final class RedisSubscriptions {
      * @param sharded a shard channel (SSUBSCRIBE), subscribed on the Cluster node that serves its slot
      */
     Subscription subscribe(String channel, boolean keep, boolean sharded, String name, Runnable wakeUp) {
+        return subscribe(channel, keep, sharded, new WakeUpDispatch.Target(name, wakeUp));
+    }
+
+    /** As the five-argument form, with the wake-up already made a target (see {@link WakeUpDispatch.Target}). */
+    Subscription subscribe(String channel, boolean keep, boolean sharded, WakeUpDispatch.Target target) {
         Registration registration;
         subscribeLock.lock();
         try {
@@ -145,7 +150,7 @@ final class RedisSubscriptions {
                 ch.confirmed = true;
             }
             ch.users++;
-            registration = new Registration(ch, new WakeUpDispatch.Target(name, wakeUp));
+            registration = new Registration(ch, target);
             dispatch.add(registration.target);
         } finally {
             subscribeLock.unlock();

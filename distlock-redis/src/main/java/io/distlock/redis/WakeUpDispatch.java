@@ -1,5 +1,7 @@
 package io.distlock.redis;
 
+import io.distlock.spi.OwnerId;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -7,6 +9,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiPredicate;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,8 +32,9 @@ import org.slf4j.LoggerFactory;
  * Name channels
  *   A message whose tag is followed by ':' came on a name's own channel (read-write locks and semaphores:
  *   '<tag>:cw', latches: '<tag>:zero'), which every waiting client subscribes: it runs the wake-ups registered for that
- *   channel name and is never a grant nor passed on. '<tag>:cw:<client id>:<client id>...' names the clients whose
- *   waiters can pass now (client ids contain no ':'); the others ignore it.
+ *   channel name and is never a grant nor passed on. '<tag>:cw:<owner>:<owner>...' names the owners whose waiters can
+ *   pass now, each '<client id>:<suffix>' (neither part contains ':'): a client whose id is not among them ignores it,
+ *   and an owner-aware wake-up (read-write locks, semaphores) hears which of its owners are named.
  *
  * Registrations
  *   name (tag) -> the Targets registered for it, added and removed by RedisSubscriptions under its lock; read here
@@ -50,16 +55,29 @@ final class WakeUpDispatch {
     /** This client's id, as name-channel messages list the clients they are for. */
     private volatile String clientId = "";
 
-    /** One registered wake-up: the name (tag) whose messages run it. */
+    /**
+     * One registered wake-up: the name (tag) whose messages run it, either as a plain wake-up or, for a name channel
+     * whose messages name owners, told which owners a message names.
+     */
     static final class Target {
         final String name;
         final Runnable wakeUp;
+        final @Nullable Consumer<Predicate<OwnerId>> owners;
 
         Target(String name, Runnable wakeUp) {
             this.name = name;
             this.wakeUp = wakeUp;
+            this.owners = null;
+        }
+
+        Target(String name, Consumer<Predicate<OwnerId>> owners) {
+            this.name = name;
+            this.wakeUp = () -> owners.accept(ANY_OWNER);
+            this.owners = owners;
         }
     }
+
+    private static final Predicate<OwnerId> ANY_OWNER = owner -> true;
 
     void add(Target target) {
         names.computeIfAbsent(target.name, n -> ConcurrentHashMap.newKeySet()).add(target);
@@ -140,30 +158,62 @@ final class WakeUpDispatch {
     private void broadcast(String message, int from) {
         int cut = message.indexOf(':', from);
         String name = cut < 0 ? message : message.substring(0, cut);
-        if (cut >= 0 && !lists(message, cut)) {
+        Set<Target> of = names.get(name);
+        if (of == null) {
             return;
         }
-        Set<Target> of = names.get(name);
-        if (of != null) {
+        if (cut < 0) {
             for (Target t : of) {
                 run(t);
+            }
+            return;
+        }
+        String id = clientId;
+        Set<String> suffixes = suffixesOf(message, cut, id);
+        if (suffixes.isEmpty()) {
+            return;
+        }
+        Predicate<OwnerId> named = owner -> {
+            String v = owner.value();
+            return v.length() > id.length()
+                    && v.charAt(id.length()) == ':'
+                    && v.startsWith(id)
+                    && suffixes.contains(v.substring(id.length() + 1));
+        };
+        for (Target t : of) {
+            Consumer<Predicate<OwnerId>> owners = t.owners;
+            if (owners == null) {
+                run(t);
+                continue;
+            }
+            try {
+                owners.accept(named);
+            } catch (RuntimeException e) {
+                log.warn("distlock: a wake-up for {} failed", t.name, e);
             }
         }
     }
 
-    /** Whether ':<id>:<id>...' at {@code from} of the message lists this client. */
-    private boolean lists(String message, int from) {
-        String id = clientId;
+    /**
+     * The suffixes of the owners of client {@code id} that ':<client id>:<suffix>:<client id>:<suffix>...' at {@code
+     * from} of the message names; empty when it names none of them.
+     */
+    static Set<String> suffixesOf(String message, int from, String id) {
+        Set<String> suffixes = new HashSet<>(4);
         int i = from;
-        while (i >= 0) {
-            int next = message.indexOf(':', i + 1);
+        while (i >= 0 && i < message.length()) {
+            int idEnd = message.indexOf(':', i + 1);
+            if (idEnd < 0) {
+                break;
+            }
+            int next = message.indexOf(':', idEnd + 1);
             int end = next < 0 ? message.length() : next;
-            if (end - i - 1 == id.length() && message.startsWith(id, i + 1)) {
-                return true;
+            if (idEnd - i - 1 == id.length() && message.startsWith(id, i + 1)) {
+                suffixes.add(message.substring(idEnd + 1, end));
             }
             i = next;
         }
-        return false;
+        return suffixes;
     }
 
     /** Runs every registered wake-up: releases may have been missed. */

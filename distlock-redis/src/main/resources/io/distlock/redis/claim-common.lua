@@ -114,9 +114,10 @@ local function keep(now)
   end
 end
 
--- Tells the clients whose waiters the name would grant now, walking the queue from its head as the grants would go,
--- with one message on the name's channel: '<channel>:<client id>:<client id>...' (client ids contain no ':'). Sends
--- nothing when nobody waits, when the head cannot pass, or when publish is '' (clients that poll).
+-- Tells the waiters the name would grant now, walking the queue from its head as the grants would go, with one
+-- message on the name's channel: '<channel>:<owner>:<owner>...', each owner '<client id>:<suffix>' (neither part
+-- contains ':'), so a client wakes only the waiters named. Sends nothing when nobody waits, when the head cannot
+-- pass, or when publish is '' (clients that poll).
 local function wake(size, publish, channel)
   if publish == '' then
     return
@@ -126,21 +127,17 @@ local function wake(size, publish, channel)
     return
   end
   local state = held()
-  local ids, seen = {}, {}
+  local owners = {}
   for _, entry in ipairs(entries) do
     local permits, mode, owner = parseEntry(entry)
     if not fits(state, size, mode, permits) then
       break
     end
     take(state, mode, permits)
-    local id = string.match(owner, '^([^:]*):')
-    if id and not seen[id] then
-      seen[id] = true
-      ids[#ids + 1] = id
-    end
+    owners[#owners + 1] = owner
   end
-  if #ids > 0 then
-    redis.call(publish, channel, channel .. ':' .. table.concat(ids, ':'))
+  if #owners > 0 then
+    redis.call(publish, channel, channel .. ':' .. table.concat(owners, ':'))
   end
 end
 
