@@ -7,6 +7,7 @@ import io.distlock.DistributedLock;
 import io.distlock.LockClient;
 import io.distlock.PermitHold;
 import io.distlock.testkit.AllSynchronizerContracts;
+import io.distlock.testkit.AsyncSynchronizerContract;
 import io.distlock.testkit.MultiProcessSynchronizerContract;
 import io.distlock.testkit.SemaphoreAsLock;
 import io.distlock.testkit.WriteLockAsLock;
@@ -23,7 +24,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The read-write lock, semaphore and latch contracts, in one JVM and across processes, and the whole lock contract on
  * the write lock and on a one-permit semaphore, on an etcd this class starts.
  */
-class EtcdSynchronizersIT implements AllSynchronizerContracts, MultiProcessSynchronizerContract {
+class EtcdSynchronizersIT
+        implements AllSynchronizerContracts, MultiProcessSynchronizerContract, AsyncSynchronizerContract {
     @RegisterExtension
     static final EtcdServer etcd = EtcdServer.onFreePort();
 

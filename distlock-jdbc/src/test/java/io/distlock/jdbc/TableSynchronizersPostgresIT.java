@@ -1,6 +1,7 @@
 package io.distlock.jdbc;
 
 import io.distlock.testkit.AllSynchronizerContracts;
+import io.distlock.testkit.AsyncSynchronizerContract;
 import io.distlock.testkit.MultiProcessSynchronizerContract;
 
 /**
@@ -9,7 +10,7 @@ import io.distlock.testkit.MultiProcessSynchronizerContract;
  * the cases where those and the database's locking differ ({@link KeySynchronizerCases}).
  */
 class TableSynchronizersPostgresIT extends GrantsFixture
-        implements AllSynchronizerContracts, MultiProcessSynchronizerContract, LatchCallIds {
+        implements AllSynchronizerContracts, MultiProcessSynchronizerContract, AsyncSynchronizerContract, LatchCallIds {
     @Override
     TestDatabase database() {
         return TestDatabase.POSTGRESQL;

@@ -2,6 +2,7 @@ package io.distlock.redis;
 
 import io.distlock.LockClient;
 import io.distlock.testkit.AllSynchronizerContracts;
+import io.distlock.testkit.AsyncSynchronizerContract;
 import io.distlock.testkit.MultiProcessSynchronizerContract;
 import io.distlock.testkit.server.RedisServer;
 import io.lettuce.core.RedisClient;
@@ -18,7 +19,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * starts. The whole lock contract on the write lock and on a one-permit semaphore: {@link RedisWriteLockAsLockIT},
  * {@link RedisSemaphoreAsLockIT}.
  */
-class RedisSynchronizersIT implements AllSynchronizerContracts, MultiProcessSynchronizerContract {
+class RedisSynchronizersIT
+        implements AllSynchronizerContracts, MultiProcessSynchronizerContract, AsyncSynchronizerContract {
     @RegisterExtension
     static final RedisServer redis = RedisServer.onFreePort();
 

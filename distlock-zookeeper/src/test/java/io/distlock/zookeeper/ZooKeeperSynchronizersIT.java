@@ -2,6 +2,7 @@ package io.distlock.zookeeper;
 
 import io.distlock.LockClient;
 import io.distlock.testkit.AllSynchronizerContracts;
+import io.distlock.testkit.AsyncSynchronizerContract;
 import io.distlock.testkit.MultiProcessSynchronizerContract;
 import io.distlock.testkit.SemaphoreAsLock;
 import io.distlock.testkit.WriteLockAsLock;
@@ -21,7 +22,8 @@ import org.junit.jupiter.api.Nested;
  * The read-write lock, semaphore and latch contracts against an in-process ZooKeeper server, across processes too,
  * and the whole lock contract on the write lock and on a one-permit semaphore.
  */
-class ZooKeeperSynchronizersIT implements AllSynchronizerContracts, MultiProcessSynchronizerContract {
+class ZooKeeperSynchronizersIT
+        implements AllSynchronizerContracts, MultiProcessSynchronizerContract, AsyncSynchronizerContract {
     private static TestingServer server;
     private static CuratorFramework admin;
 
