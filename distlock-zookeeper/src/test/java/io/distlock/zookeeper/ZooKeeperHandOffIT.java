@@ -210,10 +210,11 @@ class ZooKeeperHandOffIT {
     }
 
     @Test
-    void kinds_locksOnly_available_oneWhenFree_zeroWhileHeldOrWaitedFor() throws Exception {
+    void kinds_everyKind_available_oneWhenFree_zeroWhileHeldOrWaitedFor() throws Exception {
         Client x = client(true);
         Client y = client(true);
-        assertThat(x.store().kinds()).containsExactly(Claim.Kind.LOCK);
+        assertThat(x.store().kinds())
+                .containsExactly(Claim.Kind.LOCK, Claim.Kind.READ_WRITE_LOCK, Claim.Kind.SEMAPHORE);
         assertThat(x.store().available(key, Claim.Kind.LOCK, 1)).isEqualTo(1);
         long token = acquired(x.store().tryAcquire(lock(a), false));
         assertThat(y.store().tryAcquire(lock(c), true)).isInstanceOf(Attempt.Busy.class);
