@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The benchmark entry point: {@code java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|redis-async|zookeeper-sync|jdbc-sync|redis-sync|multilock|engine> [options]}.
+ * The benchmark entry point: {@code java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|redis-async|zookeeper-clients|zookeeper-sync|jdbc-sync|redis-sync|multilock|engine> [options]}.
  *
  * <pre>
  * --seconds N          measured seconds per phase (default 5; quick: 2)
@@ -78,6 +78,7 @@ public final class BenchMain {
                     "redis-ratios",
                     "redis-async",
                     "zookeeper-sync",
+                    "zookeeper-clients",
                     "engine",
                     "jdbc-sync",
                     "redis-sync",
@@ -108,6 +109,7 @@ public final class BenchMain {
                 case "jdbc-sync" -> JdbcSyncBench.run(mariadb, postgres, phase, out);
                 case "zookeeper" -> ZooKeeperBench.run(zookeeper, phase, out);
                 case "zookeeper-sync" -> ZooKeeperSyncBench.run(zookeeper, phase, out);
+                case "zookeeper-clients" -> ZooKeeperBench.clients(zookeeper, phase, out);
                 case "etcd" -> EtcdBench.run(etcd, phase, out);
                 default -> throw new AssertionError(part);
             }
@@ -126,7 +128,7 @@ public final class BenchMain {
 
     private static void usage(PrintStream out) {
         out.println(
-                "usage: java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|redis-async|zookeeper-sync|jdbc-sync|redis-sync|multilock|engine> [--seconds N]"
+                "usage: java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|redis-async|zookeeper-clients|zookeeper-sync|jdbc-sync|redis-sync|multilock|engine> [--seconds N]"
                         + " [--redis URI] [--mariadb JDBC-URL] [--postgres JDBC-URL] [--zookeeper HOST:PORT] [--etcd URL] [--csv FILE]");
     }
 }

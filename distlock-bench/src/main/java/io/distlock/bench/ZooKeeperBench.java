@@ -122,6 +122,7 @@ public final class ZooKeeperBench {
                 report.line(slicesNote(timing, "All threads of an implementation use one key."));
                 report.line("");
                 report.table(oneAlt, false);
+                List<Result> clients = clientsPerThread(target, root, timing, requests, report);
                 String[] names = new String[KEYS];
                 for (int i = 0; i < KEYS; i++) {
                     names[i] = "m" + i;
@@ -167,6 +168,11 @@ public final class ZooKeeperBench {
                         "| (one key, 8 threads, the phases one after another) | %s | | |",
                         Report.ratio(ops(one, DISTLOCK) / ops(one, CURATOR))));
                 report.target(
+                        "one key, 8 threads, 8 clients: ops/s ÷ Curator (alternating slices; issue 22)",
+                        ops(clients, DISTLOCK) / ops(clients, CURATOR),
+                        ">=",
+                        1.3);
+                report.target(
                         "10,000 keys, 8 threads: ops/s ÷ Curator (alternating slices)",
                         ops(many, DISTLOCK) / ops(many, CURATOR),
                         ">=",
@@ -190,6 +196,91 @@ public final class ZooKeeperBench {
                 }
             }
         }
+    }
+
+    /**
+     * The mode {@code zookeeper-clients}: only the row "one key, 8 threads, each with its own client", on the server
+     * given, else on an in-process TestingServer (not 127.0.0.1:2181, whose counters other users of that server would
+     * disturb).
+     */
+    public static void clients(String connectString, Duration phase, PrintStream out) {
+        Report report = new Report(out);
+        Timing timing = Timing.of(phase);
+        String root = "/dlbench-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
+        TestingServer server = null;
+        try {
+            String target = connectString;
+            if (target.isEmpty()) {
+                server = new TestingServer(true);
+                target = server.getConnectString();
+            }
+            report.title("ZooKeeper, one key, 8 clients — " + target
+                    + (server != null ? " (in-process TestingServer)" : ""));
+            report.environment("start");
+            CuratorFramework admin = curator(target);
+            try {
+                Requests requests = new Requests(target);
+                List<Result> clients = clientsPerThread(target, root, timing, requests, report);
+                report.section("ZooKeeper requests per acquire+release (the server's srvr counters)");
+                report.line("| scenario | implementation | requests / op | writes (zxids) / op |");
+                report.line("| --- | --- | ---: | ---: |");
+                requests.rows.forEach(report::line);
+                report.environment("end");
+                report.section("Targets (issue 22)");
+                report.targetHeader();
+                report.target(
+                        "one key, 8 threads, 8 clients: ops/s ÷ Curator (alternating slices)",
+                        ops(clients, DISTLOCK) / ops(clients, CURATOR),
+                        ">=",
+                        1.3);
+            } finally {
+                try {
+                    admin.delete().deletingChildrenIfNeeded().forPath(root);
+                } catch (Exception e) {
+                    report.line("- cleanup of " + root + " failed: " + e);
+                }
+                admin.close();
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("ZooKeeper benchmark failed: " + e, e);
+        } finally {
+            if (server != null) {
+                try {
+                    server.close();
+                } catch (IOException e) {
+                    // the in-process server goes away with the JVM
+                }
+            }
+        }
+    }
+
+    /**
+     * One key, 8 threads, each with its own client (issue 22): 8 ZooKeeperLockClients against 8 CuratorFrameworks
+     * with an InterProcessMutex each, in alternating slices; adds its section to {@code report}.
+     */
+    private static List<Result> clientsPerThread(
+            String target, String root, Timing timing, Requests requests, Report report) {
+        List<LockProvider.Factory> perThread =
+                List.of(distlockClients(target, root, THREADS), curatorClients(target, root, THREADS));
+        List<Result> clients = alternating("one key, 8 clients", perThread, THREADS, timing, requests, p -> {
+            Lock[] locks = new Lock[THREADS];
+            for (int t = 0; t < THREADS; t++) {
+                locks[t] = p.lock(t + ":k3");
+            }
+            return (t, random) -> {
+                locks[t].lock();
+                locks[t].unlock();
+            };
+        });
+        report.section("One key, 8 threads, each with its own client, in alternating slices");
+        report.line(slicesNote(
+                timing,
+                "All threads use one key; each thread has its own client (8 ZooKeeperLockClients against 8"
+                        + " CuratorFrameworks, each with an InterProcessMutex on the key), so every hand-off"
+                        + " goes between clients through the server."));
+        report.line("");
+        report.table(clients, false);
+        return clients;
     }
 
     private static boolean answers(String host, int port) {
@@ -399,6 +490,56 @@ public final class ZooKeeperBench {
                     .build();
             return RedisBench.provider(c::lock, c::close);
         });
+    }
+
+    /**
+     * distlock over {@code clients} clients: {@code lock("<i>:<name>")} is the lock {@code name} of client {@code i}
+     * (modulo {@code clients}).
+     */
+    static LockProvider.Factory distlockClients(String connect, String root, int clients) {
+        return LockProvider.factory(DISTLOCK, () -> {
+            List<ZooKeeperLockClient> cs = new ArrayList<>();
+            for (int i = 0; i < clients; i++) {
+                cs.add(ZooKeeperLockClient.builder()
+                        .connectString(connect)
+                        .rootPath(root + "/distlock")
+                        .build());
+            }
+            return RedisBench.provider(
+                    name -> cs.get(clientOf(name, clients)).lock(name.substring(name.indexOf(':') + 1)),
+                    () -> cs.forEach(ZooKeeperLockClient::close));
+        });
+    }
+
+    /**
+     * Curator over {@code clients} CuratorFrameworks: {@code lock("<i>:<name>")} is an InterProcessMutex on {@code
+     * name} over client {@code i} (modulo {@code clients}), one per such name.
+     */
+    static LockProvider.Factory curatorClients(String connect, String root, int clients) {
+        return LockProvider.factory(CURATOR, () -> {
+            List<CuratorFramework> cs = new ArrayList<>();
+            try {
+                for (int i = 0; i < clients; i++) {
+                    cs.add(curator(connect));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                cs.forEach(CuratorFramework::close);
+                throw new IllegalStateException(e);
+            }
+            Map<String, Lock> mutexes = new ConcurrentHashMap<>();
+            return RedisBench.provider(
+                    name -> mutexes.computeIfAbsent(
+                            name,
+                            n -> new MutexLock(new InterProcessMutex(
+                                    cs.get(clientOf(n, clients)),
+                                    root + "/curator/" + n.substring(n.indexOf(':') + 1)))),
+                    () -> cs.forEach(CuratorFramework::close));
+        });
+    }
+
+    private static int clientOf(String name, int clients) {
+        return Integer.parseInt(name.substring(0, name.indexOf(':'))) % clients;
     }
 
     static LockProvider.Factory curatorMutex(String connect, String root) {
