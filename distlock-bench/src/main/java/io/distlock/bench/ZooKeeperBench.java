@@ -43,7 +43,8 @@ import org.jspecify.annotations.Nullable;
  * uncontended target from one operation of each in turn (as EtcdBench does), the 10,000-key target from short
  * slices of each in turn (rotating who goes first) over clients opened once, each rate being its operations over the
  * time spent in its own slices. The sequential phases stay in the report for comparison with earlier runs. The
- * server's own counters (the srvr command: packets received, last zxid) give requests and writes per operation.
+ * server's own counters (the srvr command: packets received, last zxid, packets sent) give requests, writes and
+ * packets sent (answers and watch notifications) per operation.
  */
 /** The ZooKeeper benchmark: distlock against Curator's InterProcessMutex on one server. */
 public final class ZooKeeperBench {
@@ -142,8 +143,8 @@ public final class ZooKeeperBench {
                         + " windows, divided by the operations in them. A multi is one request and one zxid. Exact only"
                         + " when nothing else uses this ZooKeeper during the windows.");
                 report.line("");
-                report.line("| scenario | implementation | requests / op | writes (zxids) / op |");
-                report.line("| --- | --- | ---: | ---: |");
+                report.line("| scenario | implementation | requests / op | writes (zxids) / op | packets sent / op |");
+                report.line("| --- | --- | ---: | ---: | ---: |");
                 requests.rows.forEach(report::line);
                 report.environment("end");
                 report.section("Targets (issue 5)");
@@ -222,8 +223,8 @@ public final class ZooKeeperBench {
                 Requests requests = new Requests(target);
                 List<Result> clients = clientsPerThread(target, root, timing, requests, report);
                 report.section("ZooKeeper requests per acquire+release (the server's srvr counters)");
-                report.line("| scenario | implementation | requests / op | writes (zxids) / op |");
-                report.line("| --- | --- | ---: | ---: |");
+                report.line("| scenario | implementation | requests / op | writes (zxids) / op | packets sent / op |");
+                report.line("| --- | --- | ---: | ---: | ---: |");
                 requests.rows.forEach(report::line);
                 report.environment("end");
                 report.section("Targets (issue 22)");
@@ -337,7 +338,7 @@ public final class ZooKeeperBench {
             this.port = colon < 0 ? 2181 : Integer.parseInt(first.substring(colon + 1));
         }
 
-        /** {packets received, last zxid}, or null when the server does not answer srvr. */
+        /** {packets received, last zxid, packets sent}, or null when the server does not answer srvr. */
         long @Nullable [] snapshot() {
             try (Socket s = new Socket()) {
                 s.connect(new InetSocketAddress(host, port), 2000);
@@ -346,14 +347,17 @@ public final class ZooKeeperBench {
                 String out = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
                 long received = -1;
                 long zxid = -1;
+                long sent = -1;
                 for (String line : out.split("\n")) {
                     if (line.startsWith("Received:")) {
                         received = Long.parseLong(line.substring(9).trim());
+                    } else if (line.startsWith("Sent:")) {
+                        sent = Long.parseLong(line.substring(5).trim());
                     } else if (line.startsWith("Zxid:")) {
                         zxid = Long.decode(line.substring(5).trim());
                     }
                 }
-                return received < 0 || zxid < 0 ? null : new long[] {received, zxid};
+                return received < 0 || zxid < 0 || sent < 0 ? null : new long[] {received, zxid, sent};
             } catch (IOException | NumberFormatException e) {
                 return null;
             }
@@ -380,23 +384,25 @@ public final class ZooKeeperBench {
 
         /**
          * The counters' change from {@code a} to {@code b}, less the srvr request that read {@code b} (each srvr
-         * connection counts as one packet received); null when either is unknown.
+         * connection counts as one packet received) and the answer to the srvr request that read {@code a} (counted as a
+         * packet sent after its own figures were read); null when either is unknown.
          */
         static long @Nullable [] delta(long @Nullable [] a, long @Nullable [] b) {
-            return a == null || b == null ? null : new long[] {b[0] - a[0] - 1, b[1] - a[1]};
+            return a == null || b == null ? null : new long[] {b[0] - a[0] - 1, b[1] - a[1], b[2] - a[2] - 1};
         }
 
         void row(String scenario, String label, long @Nullable [] delta, long ops) {
             rows.add(
                     delta == null
-                            ? "| " + scenario + " | " + label + " | – | – |"
+                            ? "| " + scenario + " | " + label + " | – | – | – |"
                             : String.format(
                                     java.util.Locale.ROOT,
-                                    "| %s | %s | %.2f | %.2f |",
+                                    "| %s | %s | %.2f | %.2f | %.2f |",
                                     scenario,
                                     label,
                                     delta[0] / (double) Math.max(1, ops),
-                                    delta[1] / (double) Math.max(1, ops)));
+                                    delta[1] / (double) Math.max(1, ops),
+                                    delta[2] / (double) Math.max(1, ops)));
         }
     }
 
@@ -456,7 +462,7 @@ public final class ZooKeeperBench {
 
         SliceCounts(int implementations, Requests requests) {
             this.requests = requests;
-            this.sums = new long[implementations][2];
+            this.sums = new long[implementations][3];
         }
 
         @Override
@@ -474,6 +480,7 @@ public final class ZooKeeperBench {
             }
             sum[0] += delta[0];
             sum[1] += delta[1];
+            sum[2] += delta[2];
         }
 
         long @Nullable [] total(int implementation) {
