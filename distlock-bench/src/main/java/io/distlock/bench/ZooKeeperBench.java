@@ -52,6 +52,7 @@ public final class ZooKeeperBench {
     static final String RAW = "raw create+delete (ephemeral)";
     static final String DISTLOCK = "distlock ZooKeeperLockClient";
     static final String CURATOR = "Curator InterProcessMutex";
+    static final String RAW_CLIENTS = "raw create+delete, no lock (the server's ceiling for 2 writes)";
 
     private static final int THREADS = 8;
     private static final int KEYS = 10_000;
@@ -168,11 +169,7 @@ public final class ZooKeeperBench {
                         java.util.Locale.ROOT,
                         "| (one key, 8 threads, the phases one after another) | %s | | |",
                         Report.ratio(ops(one, DISTLOCK) / ops(one, CURATOR))));
-                report.target(
-                        "one key, 8 threads, 8 clients: ops/s ÷ Curator (alternating slices; issue 22)",
-                        ops(clients, DISTLOCK) / ops(clients, CURATOR),
-                        ">=",
-                        1.3);
+                clientsTargets(report, clients);
                 report.target(
                         "10,000 keys, 8 threads: ops/s ÷ Curator (alternating slices)",
                         ops(many, DISTLOCK) / ops(many, CURATOR),
@@ -229,11 +226,7 @@ public final class ZooKeeperBench {
                 report.environment("end");
                 report.section("Targets (issue 22)");
                 report.targetHeader();
-                report.target(
-                        "one key, 8 threads, 8 clients: ops/s ÷ Curator (alternating slices)",
-                        ops(clients, DISTLOCK) / ops(clients, CURATOR),
-                        ">=",
-                        1.3);
+                clientsTargets(report, clients);
             } finally {
                 try {
                     admin.delete().deletingChildrenIfNeeded().forPath(root);
@@ -255,14 +248,30 @@ public final class ZooKeeperBench {
         }
     }
 
+    /** The target of {@link #clientsPerThread} (issue 22), and both locks' rates against the raw floor. */
+    private static void clientsTargets(Report report, List<Result> clients) {
+        report.target(
+                "one key, 8 threads, 8 clients: ops/s ÷ Curator (alternating slices; issue 22)",
+                ops(clients, DISTLOCK) / ops(clients, CURATOR),
+                ">=",
+                1.3);
+        report.line(String.format(
+                java.util.Locale.ROOT,
+                "| (one key, 8 clients: distlock ÷ raw create+delete, no lock / Curator ÷ the same) | %s / %s | | |",
+                Report.ratio(ops(clients, DISTLOCK) / ops(clients, RAW_CLIENTS)),
+                Report.ratio(ops(clients, CURATOR) / ops(clients, RAW_CLIENTS))));
+    }
+
     /**
      * One key, 8 threads, each with its own client (issue 22): 8 ZooKeeperLockClients against 8 CuratorFrameworks
      * with an InterProcessMutex each, in alternating slices; adds its section to {@code report}.
      */
     private static List<Result> clientsPerThread(
             String target, String root, Timing timing, Requests requests, Report report) {
-        List<LockProvider.Factory> perThread =
-                List.of(distlockClients(target, root, THREADS), curatorClients(target, root, THREADS));
+        List<LockProvider.Factory> perThread = List.of(
+                distlockClients(target, root, THREADS),
+                curatorClients(target, root, THREADS),
+                rawClients(target, root, THREADS));
         List<Result> clients = alternating("one key, 8 clients", perThread, THREADS, timing, requests, p -> {
             Lock[] locks = new Lock[THREADS];
             for (int t = 0; t < THREADS; t++) {
@@ -274,11 +283,15 @@ public final class ZooKeeperBench {
             };
         });
         report.section("One key, 8 threads, each with its own client, in alternating slices");
-        report.line(slicesNote(
+        report.line(Harness.slicesNote(
                 timing,
+                THREADS,
+                perThread.size(),
                 "All threads use one key; each thread has its own client (8 ZooKeeperLockClients against 8"
-                        + " CuratorFrameworks, each with an InterProcessMutex on the key), so every hand-off"
-                        + " goes between clients through the server."));
+                        + " CuratorFrameworks, each with an InterProcessMutex on the key), so every hand-off goes"
+                        + " between clients through the server. The third row is no lock: each thread creates and"
+                        + " deletes an ephemeral node of its own through its own client, the two writes every"
+                        + " lock+unlock needs, with nobody waiting: what the server commits at most at that load."));
         report.line("");
         report.table(clients, false);
         return clients;
@@ -564,6 +577,94 @@ public final class ZooKeeperBench {
                             name, n -> new MutexLock(new InterProcessMutex(c, root + "/curator/" + n))),
                     c::close);
         });
+    }
+
+    /**
+     * No lock, the floor of {@link #clientsPerThread}: over {@code clients} Curator clients, {@code lock("<i>:<name>")}
+     * is a create (on lock()) and a delete (on unlock()) of the ephemeral node {@code <root>/raw8/<i>} through client
+     * {@code i}'s ZooKeeper handle: the two writes of a lock+unlock, with nobody waiting.
+     */
+    static LockProvider.Factory rawClients(String connect, String root, int clients) {
+        return LockProvider.factory(RAW_CLIENTS, () -> {
+            List<CuratorFramework> cs = new ArrayList<>();
+            try {
+                for (int i = 0; i < clients; i++) {
+                    cs.add(curator(connect));
+                }
+                cs.get(0).create().creatingParentsIfNeeded().forPath(root + "/raw8");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                cs.forEach(CuratorFramework::close);
+                throw new IllegalStateException(e);
+            } catch (Exception e) {
+                cs.forEach(CuratorFramework::close);
+                throw new IllegalStateException(e);
+            }
+            return RedisBench.provider(
+                    name -> {
+                        int i = clientOf(name, clients);
+                        return new RawNodeLock(cs.get(i), root + "/raw8/" + i);
+                    },
+                    () -> cs.forEach(CuratorFramework::close));
+        });
+    }
+
+    /** A create and a delete of one ephemeral node as lock() and unlock(): no lock at all, the writes alone. */
+    static final class RawNodeLock implements Lock {
+        private static final byte[] EMPTY = new byte[0];
+        private final CuratorFramework client;
+        private final String path;
+
+        RawNodeLock(CuratorFramework client, String path) {
+            this.client = client;
+            this.path = path;
+        }
+
+        @Override
+        public void lock() {
+            try {
+                client.getZookeeperClient()
+                        .getZooKeeper()
+                        .create(path, EMPTY, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        public void unlock() {
+            try {
+                client.getZookeeperClient().getZooKeeper().delete(path, -1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        public void lockInterruptibly() {
+            lock();
+        }
+
+        @Override
+        public boolean tryLock() {
+            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
+        }
+
+        @Override
+        public boolean tryLock(long time, @Nullable TimeUnit unit) {
+            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
+        }
+
+        @Override
+        public Condition newCondition() {
+            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
+        }
     }
 
     /** InterProcessMutex as a {@link Lock} (acquire/release; Curator's checked exceptions become unchecked). */
