@@ -111,7 +111,7 @@ final class ZkAcquirer {
                 }
                 ZkQueueMirrors.Mirror sub = mirrors.get(lockPath);
                 if (mine == null) {
-                    // a lock node known to exist makes the one-round-trip create fail: skip it
+                    // a lock node believed to exist would make the one-round-trip create fail: skip it
                     OwnEntry alone = lockNodeMissing || !mirrors.believedToExist(lockPath, sub)
                             ? createWithLockNode(key, owner, lockPath, epochAtStart)
                             : null;

@@ -381,16 +381,6 @@ final class ZkQueueMirrors {
             }
         }
 
-        /** Whether the mirror knows the lock node to exist (with entries in it or not). */
-        boolean knownToExist() {
-            mutex.lock();
-            try {
-                return queue != null && exists;
-            } finally {
-                mutex.unlock();
-            }
-        }
-
         void wake() {
             if (open) {
                 try {
