@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The benchmark entry point: {@code java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|etcd-sync|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|redis-async|zookeeper-sync|jdbc-sync|redis-sync|multilock|engine> [options]}.
+ * The benchmark entry point: {@code java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|etcd-sync|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|redis-async|zookeeper-clients|zookeeper-sync|jdbc-sync|redis-sync|multilock|engine> [options]}.
  *
  * <pre>
  * --seconds N          measured seconds per phase (default 5; quick: 2)
@@ -79,6 +79,7 @@ public final class BenchMain {
                     "redis-ratios",
                     "redis-async",
                     "zookeeper-sync",
+                    "zookeeper-clients",
                     "engine",
                     "jdbc-sync",
                     "redis-sync",
@@ -109,6 +110,7 @@ public final class BenchMain {
                 case "jdbc-sync" -> JdbcSyncBench.run(mariadb, postgres, phase, out);
                 case "zookeeper" -> ZooKeeperBench.run(zookeeper, phase, out);
                 case "zookeeper-sync" -> ZooKeeperSyncBench.run(zookeeper, phase, out);
+                case "zookeeper-clients" -> ZooKeeperBench.clients(zookeeper, phase, out);
                 case "etcd" -> EtcdBench.run(etcd, phase, out);
                 case "etcd-sync" -> EtcdSyncBench.run(etcd, phase, out);
                 default -> throw new AssertionError(part);
@@ -128,7 +130,7 @@ public final class BenchMain {
 
     private static void usage(PrintStream out) {
         out.println(
-                "usage: java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|etcd-sync|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|redis-async|zookeeper-sync|jdbc-sync|redis-sync|multilock|engine> [--seconds N]"
+                "usage: java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|etcd-sync|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|redis-async|zookeeper-clients|zookeeper-sync|jdbc-sync|redis-sync|multilock|engine> [--seconds N]"
                         + " [--redis URI] [--mariadb JDBC-URL] [--postgres JDBC-URL] [--zookeeper HOST:PORT] [--etcd URL] [--csv FILE]");
     }
 }

@@ -43,7 +43,8 @@ import org.jspecify.annotations.Nullable;
  * uncontended target from one operation of each in turn (as EtcdBench does), the 10,000-key target from short
  * slices of each in turn (rotating who goes first) over clients opened once, each rate being its operations over the
  * time spent in its own slices. The sequential phases stay in the report for comparison with earlier runs. The
- * server's own counters (the srvr command: packets received, last zxid) give requests and writes per operation.
+ * server's own counters (the srvr command: packets received, last zxid, packets sent) give requests, writes and
+ * packets sent (answers and watch notifications) per operation.
  */
 /** The ZooKeeper benchmark: distlock against Curator's InterProcessMutex on one server. */
 public final class ZooKeeperBench {
@@ -51,6 +52,7 @@ public final class ZooKeeperBench {
     static final String RAW = "raw create+delete (ephemeral)";
     static final String DISTLOCK = "distlock ZooKeeperLockClient";
     static final String CURATOR = "Curator InterProcessMutex";
+    static final String RAW_CLIENTS = "raw create+delete, no lock (the server's ceiling for 2 writes)";
 
     private static final int THREADS = 8;
     private static final int KEYS = 10_000;
@@ -122,6 +124,7 @@ public final class ZooKeeperBench {
                 report.line(slicesNote(timing, "All threads of an implementation use one key."));
                 report.line("");
                 report.table(oneAlt, false);
+                List<Result> clients = clientsPerThread(target, root, timing, requests, report);
                 String[] names = new String[KEYS];
                 for (int i = 0; i < KEYS; i++) {
                     names[i] = "m" + i;
@@ -141,8 +144,8 @@ public final class ZooKeeperBench {
                         + " windows, divided by the operations in them. A multi is one request and one zxid. Exact only"
                         + " when nothing else uses this ZooKeeper during the windows.");
                 report.line("");
-                report.line("| scenario | implementation | requests / op | writes (zxids) / op |");
-                report.line("| --- | --- | ---: | ---: |");
+                report.line("| scenario | implementation | requests / op | writes (zxids) / op | packets sent / op |");
+                report.line("| --- | --- | ---: | ---: | ---: |");
                 requests.rows.forEach(report::line);
                 report.environment("end");
                 report.section("Targets (issue 5)");
@@ -166,6 +169,7 @@ public final class ZooKeeperBench {
                         java.util.Locale.ROOT,
                         "| (one key, 8 threads, the phases one after another) | %s | | |",
                         Report.ratio(ops(one, DISTLOCK) / ops(one, CURATOR))));
+                clientsTargets(report, clients);
                 report.target(
                         "10,000 keys, 8 threads: ops/s ÷ Curator (alternating slices)",
                         ops(many, DISTLOCK) / ops(many, CURATOR),
@@ -190,6 +194,107 @@ public final class ZooKeeperBench {
                 }
             }
         }
+    }
+
+    /**
+     * The mode {@code zookeeper-clients}: only the row "one key, 8 threads, each with its own client", on the server
+     * given, else on an in-process TestingServer (not 127.0.0.1:2181, whose counters other users of that server would
+     * disturb).
+     */
+    public static void clients(String connectString, Duration phase, PrintStream out) {
+        Report report = new Report(out);
+        Timing timing = Timing.of(phase);
+        String root = "/dlbench-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
+        TestingServer server = null;
+        try {
+            String target = connectString;
+            if (target.isEmpty()) {
+                server = new TestingServer(true);
+                target = server.getConnectString();
+            }
+            report.title("ZooKeeper, one key, 8 clients — " + target
+                    + (server != null ? " (in-process TestingServer)" : ""));
+            report.environment("start");
+            CuratorFramework admin = curator(target);
+            try {
+                Requests requests = new Requests(target);
+                List<Result> clients = clientsPerThread(target, root, timing, requests, report);
+                report.section("ZooKeeper requests per acquire+release (the server's srvr counters)");
+                report.line("| scenario | implementation | requests / op | writes (zxids) / op | packets sent / op |");
+                report.line("| --- | --- | ---: | ---: | ---: |");
+                requests.rows.forEach(report::line);
+                report.environment("end");
+                report.section("Targets (issue 22)");
+                report.targetHeader();
+                clientsTargets(report, clients);
+            } finally {
+                try {
+                    admin.delete().deletingChildrenIfNeeded().forPath(root);
+                } catch (Exception e) {
+                    report.line("- cleanup of " + root + " failed: " + e);
+                }
+                admin.close();
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("ZooKeeper benchmark failed: " + e, e);
+        } finally {
+            if (server != null) {
+                try {
+                    server.close();
+                } catch (IOException e) {
+                    // the in-process server goes away with the JVM
+                }
+            }
+        }
+    }
+
+    /** The target of {@link #clientsPerThread} (issue 22), and both locks' rates against the raw floor. */
+    private static void clientsTargets(Report report, List<Result> clients) {
+        report.target(
+                "one key, 8 threads, 8 clients: ops/s ÷ Curator (alternating slices; issue 22)",
+                ops(clients, DISTLOCK) / ops(clients, CURATOR),
+                ">=",
+                1.3);
+        report.line(String.format(
+                java.util.Locale.ROOT,
+                "| (one key, 8 clients: distlock ÷ raw create+delete, no lock / Curator ÷ the same) | %s / %s | | |",
+                Report.ratio(ops(clients, DISTLOCK) / ops(clients, RAW_CLIENTS)),
+                Report.ratio(ops(clients, CURATOR) / ops(clients, RAW_CLIENTS))));
+    }
+
+    /**
+     * One key, 8 threads, each with its own client (issue 22): 8 ZooKeeperLockClients against 8 CuratorFrameworks
+     * with an InterProcessMutex each, in alternating slices; adds its section to {@code report}.
+     */
+    private static List<Result> clientsPerThread(
+            String target, String root, Timing timing, Requests requests, Report report) {
+        List<LockProvider.Factory> perThread = List.of(
+                distlockClients(target, root, THREADS),
+                curatorClients(target, root, THREADS),
+                rawClients(target, root, THREADS));
+        List<Result> clients = alternating("one key, 8 clients", perThread, THREADS, timing, requests, p -> {
+            Lock[] locks = new Lock[THREADS];
+            for (int t = 0; t < THREADS; t++) {
+                locks[t] = p.lock(t + ":k3");
+            }
+            return (t, random) -> {
+                locks[t].lock();
+                locks[t].unlock();
+            };
+        });
+        report.section("One key, 8 threads, each with its own client, in alternating slices");
+        report.line(Harness.slicesNote(
+                timing,
+                THREADS,
+                perThread.size(),
+                "All threads use one key; each thread has its own client (8 ZooKeeperLockClients against 8"
+                        + " CuratorFrameworks, each with an InterProcessMutex on the key), so every hand-off goes"
+                        + " between clients through the server. The third row is no lock: each thread creates and"
+                        + " deletes an ephemeral node of its own through its own client, the two writes every"
+                        + " lock+unlock needs, with nobody waiting: what the server commits at most at that load."));
+        report.line("");
+        report.table(clients, false);
+        return clients;
     }
 
     private static boolean answers(String host, int port) {
@@ -246,7 +351,7 @@ public final class ZooKeeperBench {
             this.port = colon < 0 ? 2181 : Integer.parseInt(first.substring(colon + 1));
         }
 
-        /** {packets received, last zxid}, or null when the server does not answer srvr. */
+        /** {packets received, last zxid, packets sent}, or null when the server does not answer srvr. */
         long @Nullable [] snapshot() {
             try (Socket s = new Socket()) {
                 s.connect(new InetSocketAddress(host, port), 2000);
@@ -255,14 +360,17 @@ public final class ZooKeeperBench {
                 String out = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
                 long received = -1;
                 long zxid = -1;
+                long sent = -1;
                 for (String line : out.split("\n")) {
                     if (line.startsWith("Received:")) {
                         received = Long.parseLong(line.substring(9).trim());
+                    } else if (line.startsWith("Sent:")) {
+                        sent = Long.parseLong(line.substring(5).trim());
                     } else if (line.startsWith("Zxid:")) {
                         zxid = Long.decode(line.substring(5).trim());
                     }
                 }
-                return received < 0 || zxid < 0 ? null : new long[] {received, zxid};
+                return received < 0 || zxid < 0 || sent < 0 ? null : new long[] {received, zxid, sent};
             } catch (IOException | NumberFormatException e) {
                 return null;
             }
@@ -289,23 +397,25 @@ public final class ZooKeeperBench {
 
         /**
          * The counters' change from {@code a} to {@code b}, less the srvr request that read {@code b} (each srvr
-         * connection counts as one packet received); null when either is unknown.
+         * connection counts as one packet received) and the answer to the srvr request that read {@code a} (counted as a
+         * packet sent after its own figures were read); null when either is unknown.
          */
         static long @Nullable [] delta(long @Nullable [] a, long @Nullable [] b) {
-            return a == null || b == null ? null : new long[] {b[0] - a[0] - 1, b[1] - a[1]};
+            return a == null || b == null ? null : new long[] {b[0] - a[0] - 1, b[1] - a[1], b[2] - a[2] - 1};
         }
 
         void row(String scenario, String label, long @Nullable [] delta, long ops) {
             rows.add(
                     delta == null
-                            ? "| " + scenario + " | " + label + " | – | – |"
+                            ? "| " + scenario + " | " + label + " | – | – | – |"
                             : String.format(
                                     java.util.Locale.ROOT,
-                                    "| %s | %s | %.2f | %.2f |",
+                                    "| %s | %s | %.2f | %.2f | %.2f |",
                                     scenario,
                                     label,
                                     delta[0] / (double) Math.max(1, ops),
-                                    delta[1] / (double) Math.max(1, ops)));
+                                    delta[1] / (double) Math.max(1, ops),
+                                    delta[2] / (double) Math.max(1, ops)));
         }
     }
 
@@ -365,7 +475,7 @@ public final class ZooKeeperBench {
 
         SliceCounts(int implementations, Requests requests) {
             this.requests = requests;
-            this.sums = new long[implementations][2];
+            this.sums = new long[implementations][3];
         }
 
         @Override
@@ -383,6 +493,7 @@ public final class ZooKeeperBench {
             }
             sum[0] += delta[0];
             sum[1] += delta[1];
+            sum[2] += delta[2];
         }
 
         long @Nullable [] total(int implementation) {
@@ -401,6 +512,56 @@ public final class ZooKeeperBench {
         });
     }
 
+    /**
+     * distlock over {@code clients} clients: {@code lock("<i>:<name>")} is the lock {@code name} of client {@code i}
+     * (modulo {@code clients}).
+     */
+    static LockProvider.Factory distlockClients(String connect, String root, int clients) {
+        return LockProvider.factory(DISTLOCK, () -> {
+            List<ZooKeeperLockClient> cs = new ArrayList<>();
+            for (int i = 0; i < clients; i++) {
+                cs.add(ZooKeeperLockClient.builder()
+                        .connectString(connect)
+                        .rootPath(root + "/distlock")
+                        .build());
+            }
+            return RedisBench.provider(
+                    name -> cs.get(clientOf(name, clients)).lock(name.substring(name.indexOf(':') + 1)),
+                    () -> cs.forEach(ZooKeeperLockClient::close));
+        });
+    }
+
+    /**
+     * Curator over {@code clients} CuratorFrameworks: {@code lock("<i>:<name>")} is an InterProcessMutex on {@code
+     * name} over client {@code i} (modulo {@code clients}), one per such name.
+     */
+    static LockProvider.Factory curatorClients(String connect, String root, int clients) {
+        return LockProvider.factory(CURATOR, () -> {
+            List<CuratorFramework> cs = new ArrayList<>();
+            try {
+                for (int i = 0; i < clients; i++) {
+                    cs.add(curator(connect));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                cs.forEach(CuratorFramework::close);
+                throw new IllegalStateException(e);
+            }
+            Map<String, Lock> mutexes = new ConcurrentHashMap<>();
+            return RedisBench.provider(
+                    name -> mutexes.computeIfAbsent(
+                            name,
+                            n -> new MutexLock(new InterProcessMutex(
+                                    cs.get(clientOf(n, clients)),
+                                    root + "/curator/" + n.substring(n.indexOf(':') + 1)))),
+                    () -> cs.forEach(CuratorFramework::close));
+        });
+    }
+
+    private static int clientOf(String name, int clients) {
+        return Integer.parseInt(name.substring(0, name.indexOf(':'))) % clients;
+    }
+
     static LockProvider.Factory curatorMutex(String connect, String root) {
         return LockProvider.factory(CURATOR, () -> {
             CuratorFramework c;
@@ -416,6 +577,94 @@ public final class ZooKeeperBench {
                             name, n -> new MutexLock(new InterProcessMutex(c, root + "/curator/" + n))),
                     c::close);
         });
+    }
+
+    /**
+     * No lock, the floor of {@link #clientsPerThread}: over {@code clients} Curator clients, {@code lock("<i>:<name>")}
+     * is a create (on lock()) and a delete (on unlock()) of the ephemeral node {@code <root>/raw8/<i>} through client
+     * {@code i}'s ZooKeeper handle: the two writes of a lock+unlock, with nobody waiting.
+     */
+    static LockProvider.Factory rawClients(String connect, String root, int clients) {
+        return LockProvider.factory(RAW_CLIENTS, () -> {
+            List<CuratorFramework> cs = new ArrayList<>();
+            try {
+                for (int i = 0; i < clients; i++) {
+                    cs.add(curator(connect));
+                }
+                cs.get(0).create().creatingParentsIfNeeded().forPath(root + "/raw8");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                cs.forEach(CuratorFramework::close);
+                throw new IllegalStateException(e);
+            } catch (Exception e) {
+                cs.forEach(CuratorFramework::close);
+                throw new IllegalStateException(e);
+            }
+            return RedisBench.provider(
+                    name -> {
+                        int i = clientOf(name, clients);
+                        return new RawNodeLock(cs.get(i), root + "/raw8/" + i);
+                    },
+                    () -> cs.forEach(CuratorFramework::close));
+        });
+    }
+
+    /** A create and a delete of one ephemeral node as lock() and unlock(): no lock at all, the writes alone. */
+    static final class RawNodeLock implements Lock {
+        private static final byte[] EMPTY = new byte[0];
+        private final CuratorFramework client;
+        private final String path;
+
+        RawNodeLock(CuratorFramework client, String path) {
+            this.client = client;
+            this.path = path;
+        }
+
+        @Override
+        public void lock() {
+            try {
+                client.getZookeeperClient()
+                        .getZooKeeper()
+                        .create(path, EMPTY, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        public void unlock() {
+            try {
+                client.getZookeeperClient().getZooKeeper().delete(path, -1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        public void lockInterruptibly() {
+            lock();
+        }
+
+        @Override
+        public boolean tryLock() {
+            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
+        }
+
+        @Override
+        public boolean tryLock(long time, @Nullable TimeUnit unit) {
+            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
+        }
+
+        @Override
+        public Condition newCondition() {
+            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
+        }
     }
 
     /** InterProcessMutex as a {@link Lock} (acquire/release; Curator's checked exceptions become unchecked). */

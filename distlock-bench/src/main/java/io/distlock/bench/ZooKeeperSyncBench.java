@@ -102,8 +102,8 @@ public final class ZooKeeperSyncBench {
                 report.section("Semaphore of 4 leases, 8 threads, 8 clients (one per thread)");
                 report.table(sem8, false);
                 report.section("ZooKeeper requests per acquire+release (the server's srvr counters)");
-                report.line("| scenario | implementation | requests / op | writes (zxids) / op |");
-                report.line("| --- | --- | ---: | ---: |");
+                report.line("| scenario | implementation | requests / op | writes (zxids) / op | packets sent / op |");
+                report.line("| --- | --- | ---: | ---: | ---: |");
                 requests.rows.forEach(report::line);
                 report.environment("end");
                 report.section("Targets (issue 22)");
@@ -142,7 +142,7 @@ public final class ZooKeeperSyncBench {
             Timing timing,
             ZooKeeperBench.Requests requests,
             java.util.function.Function<LockProvider, Harness.SliceBody> bodies) {
-        long[][] sums = new long[factories.size()][2];
+        long[][] sums = new long[factories.size()][3];
         long[][] before = new long[1][];
         Harness.SliceHook hook = new Harness.SliceHook() {
             @Override
@@ -158,6 +158,7 @@ public final class ZooKeeperSyncBench {
                 } else {
                     sums[implementation][0] += d[0];
                     sums[implementation][1] += d[1];
+                    sums[implementation][2] += d[2];
                 }
             }
         };

@@ -29,7 +29,10 @@ import org.jspecify.annotations.Nullable;
  * the entry together; if the lock node did not exist, the new entry is alone and holds the lock. The container's Stat
  * in the multi's answer carries the czxid, which the entry shares (raw ZooKeeper multi: Curator's transaction API
  * drops that Stat, so with a Curator client given by the user, whose ACL provider we cannot read, the entry's Stat
- * costs one more read). The multi is skipped when the mirror knows the lock node to exist, since it would fail.
+ * costs one more read). The multi is skipped when the lock node is believed to exist, since it would fail (a failed
+ * multi still costs the server a transaction): the mirror knows it does, or with no mirror that can tell, this client
+ * last saw it exist (ZkQueueMirrors, Existence hints). A wrong belief costs the create in the existing lock node,
+ * which fails on the missing one, and then the multi.
  *
  * Contended. The entry is created in Curator's protected mode (a create whose answer was lost is found again by its
  * GUID, not repeated), and the queue decides: held if the owner's entry is first. A queueing attempt asks the mirror
@@ -108,8 +111,8 @@ final class ZkAcquirer {
                 }
                 ZkQueueMirrors.Mirror sub = mirrors.get(lockPath);
                 if (mine == null) {
-                    // a lock node known to exist makes the one-round-trip create fail: skip it
-                    OwnEntry alone = lockNodeMissing || sub == null || !sub.knownToExist()
+                    // a lock node believed to exist would make the one-round-trip create fail: skip it
+                    OwnEntry alone = lockNodeMissing || !mirrors.believedToExist(lockPath, sub)
                             ? createWithLockNode(key, owner, lockPath, epochAtStart)
                             : null;
                     lockNodeMissing = false;
@@ -123,6 +126,7 @@ final class ZkAcquirer {
                     }
                     mine = createEntry(owner, lockPath, epochAtStart);
                     if (mine == null) {
+                        mirrors.noteGone(lockPath);
                         lockNodeMissing = true; // reaped or released in between
                         continue;
                     }
@@ -228,6 +232,7 @@ final class ZkAcquirer {
                                     acls.getAclForPath(entryPrefix),
                                     CreateMode.EPHEMERAL_SEQUENTIAL)));
                 } catch (KeeperException.NodeExistsException e) {
+                    mirrors.noteExists(lockPath);
                     return null;
                 } catch (KeeperException.NoNodeException e) {
                     ops.ensureLocksPath(); // an operator deleted the root
@@ -256,6 +261,7 @@ final class ZkAcquirer {
             try {
                 results = curator.transaction().forOperations(createLockNode, createEntry);
             } catch (KeeperException.NodeExistsException e) {
+                mirrors.noteExists(lockPath);
                 return null;
             } catch (KeeperException.NoNodeException e) {
                 ops.ensureLocksPath(); // an operator deleted the root

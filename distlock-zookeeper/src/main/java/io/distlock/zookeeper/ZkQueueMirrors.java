@@ -38,6 +38,14 @@ import org.slf4j.LoggerFactory;
  * a Condition that callers of heads wait on. A generation counter, bumped whenever the mirror is dropped, keeps a
  * snapshot asked for earlier from being installed over a newer state.
  *
+ * Existence hints. The acquire step's one-round-trip create (lock node and entry in one multi) fails, costing a
+ * request and a transaction, whenever the lock node exists: on a contended name, almost always. A mirror that can tell
+ * says whether it exists; with none (no local waiter yet: the first attempt of an acquire comes before it subscribes,
+ * and its subscription's snapshot is often not in yet at the second), the acquirer goes by whether this client last
+ * saw the lock node exist (noteExists after a create that failed on it; noteGone when a create under it found it
+ * missing, or this client deleted it). A hint only picks which create to send: a wrong one costs one failed create,
+ * after which the other is sent, and the queue decides as before either way.
+ *
  * Wake-ups. Deleting an entry wakes the subscriber; deleting the lock node does not (it goes only when empty, after
  * its entries, whose deletions woke us), and neither does the deletion of an entry a hand-off of this client made
  * (marked handed off): the receiver holds, or the engine wakes its waiters itself. Persistent watches die with a
@@ -48,6 +56,9 @@ import org.slf4j.LoggerFactory;
 /** The waiters' watches on lock nodes and the queue mirrors they keep; see the overview comment in the source. */
 final class ZkQueueMirrors {
     private static final Logger log = LoggerFactory.getLogger(ZkQueueMirrors.class);
+
+    /** The most lock nodes {@link #noteExists} remembers; past it, all are forgotten. */
+    static final int MAX_EXISTENCE_HINTS = 1024;
 
     /** How long a caller waits for the event of its own new entry before it reads the queue itself. */
     static final long MIRROR_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
@@ -60,6 +71,11 @@ final class ZkQueueMirrors {
     private final ConcurrentHashMap<String, Mirror> byPath = new ConcurrentHashMap<>();
     /** Entries a hand-off of this client is deleting: their deletion event wakes no local waiter. */
     private final Set<String> handedOff = ConcurrentHashMap.newKeySet();
+    /**
+     * Lock nodes this client last saw exist (a one-round-trip create failed because they did), whether or not a
+     * waiter watches them: see Existence hints in the overview. Bounded by {@link #MAX_EXISTENCE_HINTS}.
+     */
+    private final Set<String> seenToExist = ConcurrentHashMap.newKeySet();
 
     ZkQueueMirrors(ZkOps ops) {
         this.curator = ops.curator();
@@ -92,6 +108,33 @@ final class ZkQueueMirrors {
     @Nullable
     Mirror get(String lockPath) {
         return byPath.get(lockPath);
+    }
+
+    /** The lock node at {@code lockPath} was seen to exist: see Existence hints in the overview. */
+    void noteExists(String lockPath) {
+        if (seenToExist.size() >= MAX_EXISTENCE_HINTS) {
+            seenToExist.clear(); // hints only: forgetting them costs a failed create at most
+        }
+        seenToExist.add(lockPath);
+    }
+
+    /** The lock node at {@code lockPath} was found missing, or this client deleted it. */
+    void noteGone(String lockPath) {
+        seenToExist.remove(lockPath);
+    }
+
+    /**
+     * Whether the lock node at {@code lockPath} is believed to exist: its mirror knows it does, or, with no mirror
+     * that can tell, this client last saw it exist. A hint, not a fact: see Existence hints in the overview.
+     */
+    boolean believedToExist(String lockPath, @Nullable Mirror sub) {
+        if (sub != null) {
+            Boolean exists = sub.existence();
+            if (exists != null) {
+                return exists;
+            }
+        }
+        return seenToExist.contains(lockPath);
     }
 
     /** Whether a local waiter watches the lock node at {@code lockPath}. */
@@ -327,11 +370,12 @@ final class ZkQueueMirrors {
             }
         }
 
-        /** Whether the mirror knows the lock node to exist (with entries in it or not). */
-        boolean knownToExist() {
+        /** Whether the lock node exists as of the mirror, or null while the mirror cannot tell. */
+        @Nullable
+        Boolean existence() {
             mutex.lock();
             try {
-                return queue != null && exists;
+                return queue == null ? null : exists;
             } finally {
                 mutex.unlock();
             }

@@ -60,6 +60,7 @@ final class ZkReleaser {
             if (mine.alone() && !mirrors.watches(lockPath)) {
                 try {
                     var unused = ops.transact(List.of(ZkOps.TxOp.delete(mine.path()), ZkOps.TxOp.delete(lockPath)));
+                    mirrors.noteGone(lockPath);
                     return true;
                 } catch (KeeperException.NotEmptyException e) {
                     // someone queued meanwhile: delete our entry alone
