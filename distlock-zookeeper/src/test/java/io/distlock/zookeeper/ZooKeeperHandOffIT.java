@@ -214,7 +214,7 @@ class ZooKeeperHandOffIT {
         Client x = client(true);
         Client y = client(true);
         assertThat(x.store().kinds())
-                .containsExactly(Claim.Kind.LOCK, Claim.Kind.READ_WRITE_LOCK, Claim.Kind.SEMAPHORE);
+                .containsExactlyInAnyOrder(Claim.Kind.LOCK, Claim.Kind.READ_WRITE_LOCK, Claim.Kind.SEMAPHORE);
         assertThat(x.store().available(key, Claim.Kind.LOCK, 1)).isEqualTo(1);
         long token = acquired(x.store().tryAcquire(lock(a), false));
         assertThat(y.store().tryAcquire(lock(c), true)).isInstanceOf(Attempt.Busy.class);
