@@ -27,6 +27,7 @@ final class FairQueue {
     private final String insert;
     private final String remove;
     private final @Nullable String insertWithSequence;
+    private final String guarded;
 
     FairQueue(Db db) {
         this.db = db;
@@ -39,6 +40,8 @@ final class FairQueue {
         this.refresh = "UPDATE " + q + " SET deadline = " + db.now + " + ? WHERE name_hash = ? AND owner = ?";
         this.insert = "INSERT INTO " + q + " (name_hash, owner, ticket, deadline) VALUES (?, ?, ?, " + db.now + " + ?)";
         this.remove = "DELETE FROM " + q + " WHERE name_hash = ? AND owner = ?";
+        this.guarded =
+                "SELECT 1 FROM " + q + " WHERE name_hash = ? AND owner LIKE ? AND ticket = 0 AND deadline > " + db.now;
         String next = db.dialect.nextValueExpression(db.table);
         this.insertWithSequence = next == null
                 ? null
@@ -146,6 +149,34 @@ final class FairQueue {
             ps.setLong(3, ticket);
             ps.setLong(4, timeout);
             ps.executeUpdate();
+        }
+    }
+
+    /**
+     * Puts {@code owner} ahead of every entry of the name (ticket 0; the sequence starts at 1), with the usual deadline,
+     * so that it outlives a client that dies before it removes it by {@link #WAITER_TIMEOUT} at most.
+     */
+    void enqueueFirst(Connection c, String hash, String owner) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(insert)) {
+            ps.setString(1, hash);
+            ps.setString(2, owner);
+            ps.setLong(3, 0);
+            ps.setLong(4, WAITER_TIMEOUT.toMillis());
+            ps.executeUpdate();
+        }
+    }
+
+    /** The owner prefix of {@link #enqueueFirst}'s guard entries. */
+    static final String GUARD = "downgrade:";
+
+    /** Whether a live guard entry ({@link #enqueueFirst}) of the name is in the queue. */
+    boolean guarded(Connection c, String hash) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(guarded)) {
+            ps.setString(1, hash);
+            ps.setString(2, GUARD + "%");
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
         }
     }
 

@@ -54,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * reported gone. Hand-off keeps the session and the lock and gives them a new owner and a new token. Fair waiters use
  * the shared queue table (FairQueue).
  *
- * Read-write locks (ADVISORY on PostgreSQL only; see unsupported() for the other modes and databases)
+ * Read-write locks (ADVISORY on PostgreSQL, ROW_LOCK on PostgreSQL and MariaDB; see unsupported() for the others)
  *   A write hold is pg_try_advisory_lock(key) and a read hold pg_try_advisory_lock_shared(key), on the name's key (the
  *   one a lock of the name uses, so a lock and a read-write lock of one name exclude each other), each on a session of
  *   its own, with a fencing token drawn on that session once the lock is taken, as for locks: every earlier write
@@ -70,6 +70,12 @@ import org.slf4j.LoggerFactory;
  *   at once (a session never conflicts with itself); that session then stays pinned until both holds end (a Pin
  *   counts them). Renewal asks pg_locks for the session, key and mode of each hold; a killed session frees its read and
  *   write holds at once and is reported gone at the next renewal.
+ *   ROW_LOCK works the same way with the name's row as the lock (the row a lock of the name uses): a write hold is the
+ *   row locked FOR UPDATE NOWAIT and a read hold the row locked in share mode with NOWAIT, each in a transaction kept
+ *   open on its own session; tokens, the queue and the downgrade's shared session are as above, and SessionLock.RowLock
+ *   tells how a downgrade's write release gives the exclusive lock back on each database. Renewal asks
+ *   pg_stat_activity / PROCESSLIST whether each hold's session is still connected, as for ROW_LOCK locks. The last
+ *   reader to leave deletes the row if no other reader holds it.
  *
  * Semaphores are not kept in these modes (see unsupported()); count-down latches need no session and are kept in
  * tables by JdbcTableCounters, as in mode TABLE.
@@ -142,7 +148,7 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
         this.counters = new JdbcTableCounters(db, listener, listener == null ? null : channel);
     }
 
-    /** Locks; read-write locks too where the mechanism has a shared hold (ADVISORY on PostgreSQL). */
+    /** Locks; read-write locks too where the mechanism has a shared hold (see unsupported()). */
     @Override
     public Set<Claim.Kind> kinds() {
         return mechanism.sharedHolds() ? Set.of(Claim.Kind.LOCK, Claim.Kind.READ_WRITE_LOCK) : Set.of(Claim.Kind.LOCK);
@@ -150,8 +156,8 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
 
     /**
      * Semaphores would need a session per permit (a ticket per permit number), which a pool of connections cannot
-     * carry for any size worth having; read-write locks need a shared hold, which only PostgreSQL's advisory locks
-     * have: GET_LOCK has no shared mode, and a row locked FOR UPDATE NOWAIT has none that this mode keeps.
+     * carry for any size worth having; read-write locks need a shared hold: PostgreSQL's shared advisory locks in mode
+     * ADVISORY, a row locked in share mode on PostgreSQL and MariaDB in mode ROW_LOCK. GET_LOCK has no shared mode.
      */
     @Override
     public String unsupported(String primitives) {
@@ -161,9 +167,11 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
             why = "a hold pins a database session, so every permit would pin a connection of its own";
         } else if (mechanism instanceof SessionLock.Advisory) {
             why = "GET_LOCK on " + db.dialect.id() + " has no shared mode for read holds; mode ADVISORY keeps them"
-                    + " on PostgreSQL only, with shared advisory locks";
+                    + " on PostgreSQL only, with shared advisory locks, and mode ROW_LOCK on PostgreSQL and MariaDB,"
+                    + " with rows locked in share mode";
         } else {
-            why = "a row locked FOR UPDATE has no shared hold; mode ADVISORY keeps them on PostgreSQL";
+            why = "mode ROW_LOCK keeps read holds as rows locked in share mode with NOWAIT on PostgreSQL and MariaDB"
+                    + " only";
         }
         return primitives + " are not available in mode " + mode + " on " + db.dialect.id() + " (" + why
                 + "); build the client with mode(JdbcLockClient.Mode.TABLE), which keeps them in tables";
@@ -257,13 +265,16 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
 
     /** One lock attempt, repeated a few times when a deadlock or serialization failure interrupts it. */
     private boolean tryLockRetrying(Connection c, String name) throws SQLException {
-        return tryLockRetrying(c, name, Mode.EXCLUSIVE);
+        return tryLockRetrying(c, name, Claim.Kind.LOCK, Mode.EXCLUSIVE);
     }
 
-    private boolean tryLockRetrying(Connection c, String name, Mode mode) throws SQLException {
+    private boolean tryLockRetrying(Connection c, String name, Claim.Kind kind, Mode mode) throws SQLException {
         for (int attempt = 1; ; attempt++) {
             try {
-                return mode == Mode.SHARED ? mechanism.tryLockShared(c, name) : mechanism.tryLock(c, name);
+                if (mode == Mode.SHARED) {
+                    return mechanism.tryLockShared(c, name);
+                }
+                return kind == Claim.Kind.LOCK ? mechanism.tryLock(c, name) : mechanism.tryLockWrite(c, name);
             } catch (SQLException e) {
                 if (attempt >= Db.ATTEMPTS || !Dialect.isTransient(e) || isConnectionLost(e)) {
                     throw e;
@@ -275,7 +286,7 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
         }
     }
 
-    // ---------------------------------------------------------------- read-write locks (ADVISORY on PostgreSQL)
+    // ---------------------------------------------------------------- read-write locks (ADVISORY, ROW_LOCK)
 
     /** A queue entry's owner column for a read or write claim: the owner and its mode. */
     private static String entry(OwnerId owner, Mode mode) {
@@ -336,7 +347,7 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
         Session granted = null;
         try {
             c = db.connection();
-            if (!tryLockRetrying(c, key.name(), mode)) {
+            if (!tryLockRetrying(c, key.name(), claim.kind(), mode)) {
                 closeQuietly(c);
                 pins.release();
                 return Attempt.busy(busy);
@@ -366,7 +377,7 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
     }
 
     /**
-     * The read hold of an owner that holds the write lock, on the write hold's session, where PostgreSQL grants it at
+     * The read hold of an owner that holds the write lock, on the write hold's session, where the database grants it at
      * once; null when the write hold ended meanwhile (the claim then goes the usual way).
      */
     private @Nullable Attempt downgrade(Claim claim, Session write) {
@@ -376,7 +387,7 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
                 return null;
             }
             try {
-                if (!mechanism.tryLockShared(pin.connection, claim.key().name())) {
+                if (!mechanism.tryDowngrade(pin.connection, claim.key().name())) {
                     // only another session can refuse it: this one is no longer the one that holds the write lock
                     return Attempt.busy(RECHECK);
                 }
@@ -476,9 +487,12 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
             boolean last = --pin.holds == 0;
             try {
                 if (unlock) {
-                    released = s.mode == Mode.SHARED
-                            ? mechanism.unlockShared(s.connection, s.key.name())
-                            : mechanism.unlock(s.connection, s.key.name());
+                    released = mechanism.unlockHold(
+                            s.connection,
+                            s.key.name(),
+                            s.kind == Claim.Kind.READ_WRITE_LOCK,
+                            s.mode == Mode.SHARED,
+                            !last);
                 }
                 if (last) {
                     if (!released) {
@@ -530,7 +544,12 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
         Set<Long> held = db.autocommit("renewal of " + asked.size() + " locks", c -> mechanism.stillHeld(c, asked));
         for (Map.Entry<Long, HeldClaim> e : byId.entrySet()) {
             if (!held.contains(e.getKey())) {
-                gone.add(e.getValue());
+                HeldClaim h = e.getValue();
+                gone.add(h);
+                if (h.kind() != Claim.Kind.LOCK && mechanism instanceof SessionLock.RowLock) {
+                    // its session is dead: end it now, which deletes the row it leaves unless others hold it
+                    var unused = endIfCurrent(h);
+                }
             }
         }
         return gone;
@@ -614,7 +633,7 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
             Session s = null;
             for (Session candidate : sessions.values()) {
                 if (candidate.key.equals(key)
-                        && candidate.sessionId == h.sessionId()
+                        && (h.sessionId() == 0 || candidate.sessionId == h.sessionId()) // 0: ROW_LOCK
                         && (candidate.mode == Mode.SHARED) == h.shared()) {
                     s = candidate;
                     break;

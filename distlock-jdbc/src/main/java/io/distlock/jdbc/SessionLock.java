@@ -53,6 +53,28 @@ abstract class SessionLock {
         throw new UnsupportedOperationException(mode() + " has no shared hold on " + db.dialect.id());
     }
 
+    /** Tries once, without waiting, to take the write hold of a read-write lock; by default the exclusive hold. */
+    boolean tryLockWrite(Connection c, String name) throws SQLException {
+        return tryLock(c, name);
+    }
+
+    /**
+     * Adds a read hold on {@code c}, whose session holds the write hold of {@code name} (a downgrade); by default the
+     * shared hold, which a session never refuses itself.
+     */
+    boolean tryDowngrade(Connection c, String name) throws SQLException {
+        return tryLockShared(c, name);
+    }
+
+    /**
+     * Ends one hold on its own connection; true if it was still held. {@code othersStay}: another hold of the name (a
+     * downgrade's read or write hold) stays on the same session.
+     */
+    boolean unlockHold(Connection c, String name, boolean readWrite, boolean shared, boolean othersStay)
+            throws SQLException {
+        return shared ? unlockShared(c, name) : unlock(c, name);
+    }
+
     /** Gives one shared hold back on its own connection; true if it was still held. Sends NOTIFY where supported. */
     boolean unlockShared(Connection c, String name) throws SQLException {
         throw new UnsupportedOperationException(mode() + " has no shared hold on " + db.dialect.id());
@@ -117,13 +139,27 @@ abstract class SessionLock {
         return out;
     }
 
-    /** Mode ROW_LOCK: a row per name, locked FOR UPDATE NOWAIT in a transaction kept open for the hold. */
+    /**
+     * Mode ROW_LOCK: a row per name, locked FOR UPDATE NOWAIT in a transaction kept open for the hold. Read-write locks
+     * (PostgreSQL and MariaDB): a read hold locks the row in share mode with NOWAIT; a write hold on PostgreSQL locks it
+     * in share mode, then FOR UPDATE NOWAIT after a savepoint, so that a downgrade's read hold is the share lock already
+     * there and the write release rolls back to the savepoint, which gives the exclusive lock back and keeps the share
+     * lock. InnoDB keeps the row locks taken after a savepoint that is rolled back, so on MariaDB a write hold is FOR
+     * UPDATE alone, and a write release that keeps a downgrade's read hold puts a guard entry at the head of the queue
+     * (which holds back every writer and no reader, and which a writer that got the row meanwhile sees and backs off
+     * from), commits, takes the share lock again and removes the guard.
+     */
     static final class RowLock extends SessionLock {
+        /** The savepoint after a read-write write hold's share lock on PostgreSQL. */
+        private static final String WRITE = "distlock_write";
+
         private final String rows;
+        private final FairQueue queue;
 
         RowLock(Db db) {
             super(db);
             this.rows = db.table + "_row";
+            this.queue = new FairQueue(db);
         }
 
         @Override
@@ -132,19 +168,79 @@ abstract class SessionLock {
         }
 
         @Override
+        boolean sharedHolds() {
+            return db.dialect == Dialect.POSTGRESQL || db.dialect == Dialect.MARIADB;
+        }
+
+        private String shareClause() {
+            return db.dialect == Dialect.POSTGRESQL ? "FOR SHARE NOWAIT" : "LOCK IN SHARE MODE NOWAIT";
+        }
+
+        @Override
         boolean tryLock(Connection c, String name) throws SQLException {
+            return lockRow(c, name, false);
+        }
+
+        @Override
+        boolean tryLockShared(Connection c, String name) throws SQLException {
+            if (!sharedHolds()) {
+                return super.tryLockShared(c, name);
+            }
+            return lockRow(c, name, true);
+        }
+
+        @Override
+        boolean tryLockWrite(Connection c, String name) throws SQLException {
+            if (db.dialect != Dialect.POSTGRESQL) {
+                if (!lockRow(c, name, false)) {
+                    return false;
+                }
+                // a downgrade's write release commits, then takes the share lock again: its guard, committed before,
+                // is visible here to a writer that got the row in between (this read's snapshot is newer)
+                boolean guarded;
+                try {
+                    guarded = queue.guarded(c, Names.hash(name));
+                } catch (SQLException e) {
+                    c.rollback();
+                    c.setAutoCommit(true);
+                    throw e;
+                }
+                if (guarded) {
+                    c.rollback();
+                    c.setAutoCommit(true);
+                    return false;
+                }
+                return true;
+            }
+            if (!lockRow(c, name, true)) {
+                return false;
+            }
+            try {
+                execute(c, "SAVEPOINT " + WRITE);
+                if (selectLocked(c, Names.hash(name), "FOR UPDATE NOWAIT")) {
+                    return true;
+                }
+                throw new SQLException("the row of a share-locked name is gone");
+            } catch (SQLException e) {
+                c.rollback();
+                c.setAutoCommit(true);
+                if (db.dialect.isLockNotAvailable(e)) {
+                    return false; // another reader holds it too
+                }
+                throw e;
+            }
+        }
+
+        /** Locks the name's row, exclusively or in share mode, in a transaction left open; false if it is taken. */
+        private boolean lockRow(Connection c, String name, boolean share) throws SQLException {
             String hash = Names.hash(name);
             for (int attempt = 0; attempt < Db.ATTEMPTS; attempt++) {
                 c.setAutoCommit(true);
                 ensureRow(c, hash, name);
                 c.setAutoCommit(false);
-                try (PreparedStatement ps = c.prepareStatement(
-                        "SELECT name_hash FROM " + rows + " WHERE name_hash = ? FOR UPDATE NOWAIT")) {
-                    ps.setString(1, hash);
-                    try (ResultSet rs = ps.executeQuery()) {
-                        if (rs.next()) {
-                            return true; // the transaction stays open: the row lock is the hold
-                        }
+                try {
+                    if (selectLocked(c, hash, share ? shareClause() : "FOR UPDATE NOWAIT")) {
+                        return true; // the transaction stays open: the row lock is the hold
                     }
                 } catch (SQLException e) {
                     c.rollback();
@@ -158,6 +254,87 @@ abstract class SessionLock {
             }
             c.setAutoCommit(true);
             return false;
+        }
+
+        private boolean selectLocked(Connection c, String hash, String clause) throws SQLException {
+            try (PreparedStatement ps =
+                    c.prepareStatement("SELECT name_hash FROM " + rows + " WHERE name_hash = ? " + clause)) {
+                ps.setString(1, hash);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next();
+                }
+            }
+        }
+
+        private static void execute(Connection c, String sql) throws SQLException {
+            try (Statement st = c.createStatement()) {
+                st.execute(sql);
+            }
+        }
+
+        @Override
+        boolean tryDowngrade(Connection c, String name) throws SQLException {
+            if (db.dialect == Dialect.POSTGRESQL) {
+                execute(c, "SELECT 1"); // the write hold took the share lock first: it is there if the session is
+                return true;
+            }
+            // the transaction holds the row FOR UPDATE; it never conflicts with itself
+            return selectLocked(c, Names.hash(name), shareClause());
+        }
+
+        @Override
+        boolean unlockHold(Connection c, String name, boolean readWrite, boolean shared, boolean othersStay)
+                throws SQLException {
+            if (!readWrite) {
+                return unlock(c, name);
+            }
+            if (othersStay) {
+                return shared ? true : keepOnlyTheShareLock(c, name); // a read hold ends with its write hold's
+            }
+            if (!shared) {
+                return unlock(c, name);
+            }
+            // the last reader to leave deletes the row: each reader gives its share lock back first, then tries, so of
+            // readers that leave at once the last one to give it back finds no other share lock
+            c.rollback();
+            c.setAutoCommit(true);
+            try {
+                cleanUpAfterLoss(name);
+            } catch (RuntimeException e) {
+                // the row stays; the next holder uses it and the next write release deletes it
+            }
+            notifyRelease(c, name);
+            return true;
+        }
+
+        /** The write release of a downgrade: the exclusive lock goes, the read hold's share lock stays. */
+        private boolean keepOnlyTheShareLock(Connection c, String name) throws SQLException {
+            if (db.dialect == Dialect.POSTGRESQL) {
+                execute(c, "ROLLBACK TO SAVEPOINT " + WRITE);
+                db.autocommit("release of '" + JdbcTableLockStore.abbreviate(name) + "'", q -> {
+                    notifyRelease(q, name); // a notification in the open transaction would wait for its end
+                    return true;
+                });
+                return true;
+            }
+            String hash = Names.hash(name);
+            String guard = FairQueue.GUARD + java.util.UUID.randomUUID() + "/S";
+            db.autocommit("downgrade of '" + JdbcTableLockStore.abbreviate(name) + "'", q -> {
+                queue.enqueueFirst(q, hash, guard);
+                return true;
+            });
+            try {
+                c.commit();
+                if (!selectLocked(c, hash, shareClause())) {
+                    throw new SQLException("the row of a downgraded read hold is gone");
+                }
+                return true;
+            } finally {
+                db.autocommit("downgrade of '" + JdbcTableLockStore.abbreviate(name) + "'", q -> {
+                    queue.remove(q, hash, guard);
+                    return true;
+                });
+            }
         }
 
         private void ensureRow(Connection c, String hash, String name) throws SQLException {
@@ -219,6 +396,28 @@ abstract class SessionLock {
                     return ps.executeUpdate() > 0;
                 }
             });
+        }
+
+        /** Whether the row is locked, and how, seen by trying it without waiting: holders' sessions are not shown. */
+        @Override
+        List<Holder> holders(Connection control, String name) throws SQLException {
+            if (!sharedHolds() || holder(control, name).isEmpty()) {
+                return super.holders(control, name);
+            }
+            boolean autoCommit = control.getAutoCommit();
+            control.setAutoCommit(false);
+            try {
+                selectLocked(control, Names.hash(name), shareClause());
+                return List.of(new Holder(0, true));
+            } catch (SQLException e) {
+                if (db.dialect.isLockNotAvailable(e)) {
+                    return List.of(new Holder(0, false));
+                }
+                throw e;
+            } finally {
+                control.rollback();
+                control.setAutoCommit(autoCommit);
+            }
         }
 
         @Override

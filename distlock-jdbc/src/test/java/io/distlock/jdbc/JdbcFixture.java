@@ -175,7 +175,7 @@ abstract class JdbcFixture implements BackendUnderTest {
         return out;
     }
 
-    private String dialectName() {
+    String dialectName() {
         return switch (database()) {
             case H2_MEM, H2_SERVER -> "H2";
             case MARIADB -> "MARIADB";

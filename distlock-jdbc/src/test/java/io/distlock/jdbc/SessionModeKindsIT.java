@@ -16,9 +16,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The session modes (ROW_LOCK, ADVISORY) on PostgreSQL and MariaDB: semaphores are refused at once in both, and
- * read-write locks in all but ADVISORY on PostgreSQL (shared advisory locks; its contract runs in {@link
- * AdvisoryReadWritePostgresIT}), with an UnsupportedOperationException that names the mode, the database, why, and the
- * mode that serves them; count-down latches work as in mode TABLE (same tables and statements, so one pass of the
+ * read-write locks only in ADVISORY on MariaDB (GET_LOCK has no shared mode; the contracts of the others run in {@link
+ * AdvisoryReadWritePostgresIT} and {@link RowLockReadWriteCases}), with an UnsupportedOperationException that names the
+ * mode, the database, why, and the mode that serves them; count-down latches work as in mode TABLE (same tables and statements, so one pass of the
  * latch's steps here).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -52,7 +52,7 @@ class SessionModeKindsIT {
     }
 
     private static boolean keepsReadWriteLocks(TestDatabase db, JdbcLockClient.Mode mode) {
-        return db == TestDatabase.POSTGRESQL && mode == JdbcLockClient.Mode.ADVISORY;
+        return db == TestDatabase.POSTGRESQL || mode == JdbcLockClient.Mode.ROW_LOCK;
     }
 
     @ParameterizedTest
@@ -71,7 +71,7 @@ class SessionModeKindsIT {
 
     @ParameterizedTest
     @MethodSource("cases")
-    void readWriteLocks_keptByPostgresAdvisory_refusedElsewhere_namingWhyAndTheModes(
+    void readWriteLocks_keptButByMariaDbAdvisory_refusedThere_namingWhyAndTheModes(
             TestDatabase db, JdbcLockClient.Mode mode) {
         try (JdbcLockClient client = client(db, mode)) {
             if (keepsReadWriteLocks(db, mode)) {
@@ -85,12 +85,9 @@ class SessionModeKindsIT {
             assertThatThrownBy(() -> client.readWriteLock("rw"))
                     .isExactlyInstanceOf(UnsupportedOperationException.class)
                     .hasMessageContaining("read-write locks are not available in mode " + mode + " on ")
-                    .hasMessageContaining(
-                            mode == JdbcLockClient.Mode.ADVISORY
-                                    ? "GET_LOCK on mariadb has no shared mode"
-                                    : "FOR UPDATE has no shared hold")
-                    .hasMessageContaining("mode ADVISORY keeps them")
-                    .hasMessageContaining("PostgreSQL")
+                    .hasMessageContaining("GET_LOCK on mariadb has no shared mode")
+                    .hasMessageContaining("mode ADVISORY keeps them on PostgreSQL only")
+                    .hasMessageContaining("mode ROW_LOCK on PostgreSQL and MariaDB")
                     .hasMessageContaining("Mode.TABLE");
             assertThat(client.lock("l").tryLock()).as("locks still work").isTrue();
             client.lock("l").unlock();
