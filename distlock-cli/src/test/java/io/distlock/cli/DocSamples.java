@@ -1,18 +1,29 @@
 package io.distlock.cli;
 
+import io.distlock.DistributedCountDownLatch;
 import io.distlock.DistributedLock;
+import io.distlock.DistributedReadWriteLock;
+import io.distlock.DistributedSemaphore;
 import io.distlock.LockClient;
 import io.distlock.LockHold;
+import io.distlock.MultiLock;
+import io.distlock.MultiLockHold;
+import io.distlock.PermitHold;
 import io.distlock.etcd.EtcdLockClient;
 import io.distlock.jdbc.JdbcLockClient;
+import io.distlock.reactor.ReactiveLocks;
+import io.distlock.redis.RedLockClient;
 import io.distlock.redis.RedisLockClient;
 import io.distlock.zookeeper.ZooKeeperLockClient;
 import io.etcd.jetcd.Client;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.apache.curator.framework.api.ACLProvider;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * The Java samples of README.md, docs/ and the backends' javadoc, compiled. Each {@code tag::NAME[]} ... {@code
@@ -116,13 +127,14 @@ final class DocSamples {
         // tag::jdbc-builder[]
         JdbcLockClient client = JdbcLockClient.builder()
                 .dataSource(hikariDataSource) // required; use a pool
-                .tableName("distlock") // default; prefix of distlock_lock, _queue, _row, _fence
+                .tableName("distlock") // default; prefix of distlock_lock, _queue, _row, _fence, _name, _claim, _latch…
                 .mode(JdbcLockClient.Mode.TABLE) // default; or ROW_LOCK, ADVISORY
                 .leaseTime(Duration.ofSeconds(30)) // default watchdog lease, renewed every 10 s
                 .dialect("postgresql") // default: detected (postgresql, mariadb, mysql, h2)
                 .createSchemaIfMissing() // opt-in: run the DDL below at build()
                 .maxPinnedConnections(8) // default; ROW_LOCK and ADVISORY only
                 .clientId("billing-7") // label, default pid<pid>; a 128-bit secret is appended
+                .latchExpiry(Duration.ofDays(1)) // default; a latch's row lives this long after its last change
                 .build();
         // end::jdbc-builder[]
         return client;
@@ -198,5 +210,92 @@ final class DocSamples {
                 EtcdLockClient.builder().client(existingJetcdClient).build();
         // end::etcd-builder[]
         return client;
+    }
+
+    /** What the asynchronous samples bill and pay with. */
+    interface Billing {
+        CompletableFuture<Receipt> charge(String invoice, long fencingToken);
+    }
+
+    interface Receipt {}
+
+    interface Row {}
+
+    interface Repository {
+        Flux<Row> export(long fencingToken);
+    }
+
+    interface Psp {
+        Mono<Receipt> charge(String order);
+    }
+
+    interface Accounts {
+        void debit(long fencingToken, long amount);
+    }
+
+    /** The asynchronous samples of docs/async.md, as a service's methods. */
+    abstract static class AsyncSamples {
+        abstract void export(LockHold hold);
+
+        abstract void skip();
+
+        @SuppressWarnings({"FutureReturnValueIgnored", "CheckReturnValue"}) // as a caller that does not wait
+        void futures(LockClient client, Billing billing, String invoice) {
+            // tag::async-futures[]
+            DistributedLock lock = client.lock("invoice:42");
+            lock.acquireAsync()
+                    .thenCompose(hold -> billing.charge(invoice, hold.fencingToken()) // CompletableFuture<Receipt>
+                            .whenComplete((receipt, error) -> hold.releaseAsync()));
+
+            // at most 2 s, with a fixed lease of 10 s (no watchdog)
+            lock.tryAcquireAsync(Duration.ofSeconds(2), Duration.ofSeconds(10))
+                    .thenAccept(hold -> hold.ifPresentOrElse(this::export, this::skip));
+            // end::async-futures[]
+        }
+    }
+
+    static void reactor(LockClient client, Repository repository, Psp psp, String order) {
+        // tag::async-reactor[]
+        Mono<LockHold> hold = ReactiveLocks.acquire(client.lock("report:42")); // acquires on each subscription
+        Mono<LockHold> maybe =
+                ReactiveLocks.tryAcquire(client.lock("report:42"), Duration.ofSeconds(2)); // empty if the wait ran out
+
+        Flux<Row> rows = ReactiveLocks.withLock(client.lock("report:42"), h -> repository.export(h.fencingToken()));
+        Mono<Receipt> paid = ReactiveLocks.withPermitsMono(client.semaphore("psp", 8), 1, h -> psp.charge(order));
+        // end::async-reactor[]
+    }
+
+    static void etcdKinds(EtcdLockClient client) throws InterruptedException {
+        // tag::etcd-kinds[]
+        DistributedReadWriteLock rw = client.readWriteLock("catalog");
+        rw.readLock().lock(); // many readers at once, across clients
+        DistributedSemaphore exports = client.semaphore("exports", 4);
+        try (PermitHold p = exports.acquire(2)) { // at most 4 permits in use, across clients
+            // export
+        }
+        DistributedCountDownLatch ready = client.countDownLatch("batch-42");
+        boolean set = ready.trySetCount(3); // elsewhere: ready.countDown(); here: ready.await(...)
+        // end::etcd-kinds[]
+    }
+
+    static RedLockClient redLock() {
+        // tag::redlock-builder[]
+        RedLockClient client = RedLockClient.builder()
+                .nodes("redis://a:6379", "redis://b:6379", "redis://c:6379", "redis://d:6379", "redis://e:6379")
+                .build();
+        // end::redlock-builder[]
+        return client;
+    }
+
+    @SuppressWarnings("NullAway") // both names are members, so both tokens are there
+    static void multiLock(LockClient redis, LockClient jdbc, Accounts accounts, Ledger ledger, String entry)
+            throws InterruptedException {
+        // tag::multilock-use[]
+        MultiLock transfer = MultiLock.of(redis.lock("account:1"), redis.lock("account:2"), jdbc.lock("ledger"));
+        try (MultiLockHold hold = transfer.acquire()) {
+            accounts.debit(hold.fencingTokens().get("account:1"), 100);
+            ledger.post(hold.fencingTokens().get("ledger"), entry);
+        }
+        // end::multilock-use[]
     }
 }
