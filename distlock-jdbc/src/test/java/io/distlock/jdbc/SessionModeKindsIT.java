@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The session modes (ROW_LOCK, ADVISORY) on PostgreSQL and MariaDB: semaphores are refused at once in both, and
  * read-write locks only in ADVISORY on MariaDB (GET_LOCK has no shared mode; the contracts of the others run in {@link
- * AdvisoryReadWritePostgresIT} and {@link RowLockReadWriteCases}), with an UnsupportedOperationException that names the
+ * AdvisoryReadWritePostgresIT} and {@link SessionReadWriteCases}), with an UnsupportedOperationException that names the
  * mode, the database, why, and the mode that serves them; count-down latches work as in mode TABLE (same tables and statements, so one pass of the
  * latch's steps here).
  */
