@@ -10,6 +10,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -90,9 +91,9 @@ class RedisClaimScriptsIT {
         return 0;
     }
 
-    /** With 1 and with 200 readers of 200 clients waiting behind a writer: one PUBLISH, naming every reader's client. */
+    /** With 1 and with 200 readers of 200 clients waiting behind a writer: one PUBLISH, naming every waiting reader. */
     @Test
-    void writeRelease_publishesOnce_namingTheClientsOfEveryWaitingReader() throws Exception {
+    void writeRelease_publishesOnce_namingEveryWaitingReader() throws Exception {
         for (int readers : new int[] {1, 200}) {
             String tag = tag();
             String channel = KeyLayout.key(tag, KeyLayout.CLAIM_CHANNEL);
@@ -118,15 +119,20 @@ class RedisClaimScriptsIT {
                         .isEqualTo(1);
                 String message = messages.poll(5, TimeUnit.SECONDS);
                 assertThat(message).startsWith(channel + ":");
-                List<String> clients =
+                // '<channel>:<client id>:<suffix>:...', one owner per waiting reader
+                List<String> parts =
                         List.of(message.substring(channel.length() + 1).split(":"));
-                assertThat(clients).hasSize(readers);
-                assertThat(clients).contains("r0", "r" + (readers - 1));
+                assertThat(parts).hasSize(2 * readers);
+                List<String> owners = new ArrayList<>();
+                for (int i = 0; i < parts.size(); i += 2) {
+                    owners.add(parts.get(i) + ":" + parts.get(i + 1));
+                }
+                assertThat(owners).contains("r0:t1", "r" + (readers - 1) + ":t1");
             }
         }
     }
 
-    /** A writer at the head of the queue: a read release names only the writer's client, never the later readers. */
+    /** A writer at the head of the queue: a read release names only the writer, never the later readers. */
     @Test
     void readRelease_withAWriterQueued_namesOnlyTheWriter() throws Exception {
         String tag = tag();
@@ -146,7 +152,7 @@ class RedisClaimScriptsIT {
             });
             sub.sync().subscribe(channel);
             assertThat(release(tag, "sa:t1", token)).isEqualTo(1L);
-            assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo(channel + ":w");
+            assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo(channel + ":w:t1");
         }
     }
 
