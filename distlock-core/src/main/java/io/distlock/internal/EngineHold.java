@@ -135,6 +135,11 @@ abstract class EngineHold implements LockHold, Watchdog.Renewable<HeldClaim> {
                 + "its release: its lease ran out or the store no longer has the hold");
     }
 
+    /** Whether the owner was told of the loss, by {@link #lostException}. */
+    boolean lossReported() {
+        return lossAcknowledged;
+    }
+
     /** "active", "released" or "lost", for toString. */
     String statusName() {
         return switch (status.get()) {

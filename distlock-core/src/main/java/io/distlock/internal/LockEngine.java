@@ -350,6 +350,12 @@ public final class LockEngine implements LockClient {
         return states.size();
     }
 
+    /** The state of {@code name} if one exists; for tests that play the watchdog's part by hand. */
+    @Nullable
+    LockState state(String name) {
+        return states.get(name);
+    }
+
     /** See {@link LockAcquirer#acquire}. */
     @Nullable
     HoldImpl acquire(EngineLock lock, AcquireCall call) throws InterruptedException {

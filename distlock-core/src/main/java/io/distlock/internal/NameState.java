@@ -85,14 +85,15 @@ abstract class NameState<H extends EngineHold> {
 
     /**
      * The thread's unlock of its hold in {@code mode}: counts down a re-entry and returns null, or returns the hold to
-     * release. Throws {@link io.distlock.LockLostException} when the thread's hold was lost and IllegalMonitorStateException
-     * when it holds nothing ({@code what} names the view for the message).
+     * release. Throws {@link io.distlock.LockLostException} when the thread's hold was lost and its owner not yet told,
+     * and IllegalMonitorStateException when it holds nothing ({@code what} names the view for the message).
      */
     final @Nullable H unlockThread(OwnerId owner, Mode mode, Supplier<String> what) {
         H h = threadHold(owner, mode);
         if (h == null) {
             H lost = takeLost(owner, mode);
-            if (lost != null) {
+            // a release that found the hold lost while the watchdog was still telling it has reported it already
+            if (lost != null && !lost.lossReported()) {
                 throw lost.lostException();
             }
             throw new IllegalMonitorStateException("the current thread does not hold " + what.get());

@@ -790,6 +790,31 @@ class LockEngineTest {
         assertThatThrownBy(hold::release).isInstanceOf(LockLostException.class);
     }
 
+    /**
+     * The watchdog tells a loss in two steps (the hold's status, then its name's state); a thread that unlocks between
+     * them is told by its release, and its next unlock finds the lock simply not held.
+     */
+    @Test
+    void lossToldWhileTheThreadUnlocks_isReportedOnce() {
+        LockEngine engine = engine(Duration.ofSeconds(30));
+        EngineLock lock = (EngineLock) engine.lock("told-once");
+        lock.lock();
+        HoldImpl h = java.util.Objects.requireNonNull(engine.threadHold(lock));
+        assertThat(h.finish(EngineHold.LOST)).as("the watchdog's first step").isTrue();
+        assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
+        LockState s = java.util.Objects.requireNonNull(engine.state("told-once"));
+        s.mutex.lock();
+        try {
+            s.lost(h); // the watchdog's second step, after the release
+        } finally {
+            s.mutex.unlock();
+        }
+        assertThatThrownBy(lock::unlock)
+                .as("the loss is reported once")
+                .isExactlyInstanceOf(IllegalMonitorStateException.class);
+        assertThat(lock.getHoldCount()).isZero();
+    }
+
     /** A flood of waiters is refused at the client, before it reaches the store's queues. */
     @Test
     void waiters_overMaxWaiters_refusedAtOnce_tryWithoutWaitStillAnswers() throws Exception {
