@@ -290,68 +290,91 @@ public final class JdbcSyncBench {
     // ---------------------------------------------------------------- throughput
 
     private static void throughput(PrintStream out, String runId, DataSource pool, Duration phase) {
-        out.printf(
-                "%n### Mode TABLE, 8 threads with a client each, one name: ops/s (%d s per row)%n%n",
-                phase.toSeconds());
-        out.println("| primitive | ops/s | ÷ the lock's |");
-        out.println("| --- | ---: | ---: |");
-        double lock = measure(pool, phase, 8, (client, t) -> {
-            DistributedLock l = client.lock(runId + "-tp-lock");
-            return () -> {
-                l.lock();
-                l.unlock();
-            };
-        });
-        out.printf(Locale.ROOT, "| lock | %.0f | 1.00× |%n", lock);
-        double rw = measure(pool, phase, 8, (client, t) -> {
-            DistributedReadWriteLock l = client.readWriteLock(runId + "-tp-rw");
-            return () -> {
-                DistributedLock which = ThreadLocalRandom.current().nextInt(10) == 0 ? l.writeLock() : l.readLock();
-                which.lock();
-                which.unlock();
-            };
-        });
-        out.printf(Locale.ROOT, "| read-write lock, 90%% reads | %.0f | %.2f× |%n", rw, rw / lock);
-        double sem = measure(pool, phase, 8, (client, t) -> {
-            DistributedSemaphore s = client.semaphore(runId + "-tp-sem", 4);
-            return () -> {
-                try {
-                    s.acquire(1).release();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            };
-        });
-        out.printf(Locale.ROOT, "| semaphore, 4 permits | %.0f | %.2f× |%n", sem, sem / lock);
+        out.printf("%n### 8 threads with a client each, one name per row: ops/s (%d s per row)%n%n", phase.toSeconds());
+        out.println("| mode | primitive | ops/s | ÷ the mode's lock |");
+        out.println("| --- | --- | ---: | ---: |");
+        for (JdbcLockClient.Mode mode : JdbcLockClient.Mode.values()) {
+            String prefix = runId + "-tp-" + mode;
+            double lock = measure(pool, mode, phase, 8, (client, t) -> {
+                DistributedLock l = client.lock(prefix + "-lock");
+                return () -> {
+                    l.lock();
+                    l.unlock();
+                };
+            });
+            if (Double.isNaN(lock)) {
+                out.printf("| %s | (mode not available) | | |%n", mode);
+                continue;
+            }
+            out.printf(Locale.ROOT, "| %s | lock | %.0f | 1.00× |%n", mode, lock);
+            double rw = measure(pool, mode, phase, 8, (client, t) -> {
+                DistributedReadWriteLock l = client.readWriteLock(prefix + "-rw");
+                return () -> {
+                    DistributedLock which = ThreadLocalRandom.current().nextInt(10) == 0 ? l.writeLock() : l.readLock();
+                    which.lock();
+                    which.unlock();
+                };
+            });
+            row(out, mode, "read-write lock, 90% reads", rw, lock);
+            double sem = measure(pool, mode, phase, 8, (client, t) -> {
+                DistributedSemaphore s = client.semaphore(prefix + "-sem", 4);
+                return () -> {
+                    try {
+                        s.acquire(1).release();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                };
+            });
+            row(out, mode, "semaphore, 4 permits", sem, lock);
+        }
+    }
+
+    private static void row(PrintStream out, JdbcLockClient.Mode mode, String what, double ops, double lock) {
+        if (Double.isNaN(ops)) {
+            out.printf("| %s | %s | refused | |%n", mode, what);
+        } else {
+            out.printf(Locale.ROOT, "| %s | %s | %.0f | %.2f× |%n", mode, what, ops, ops / lock);
+        }
     }
 
     private interface Body {
         Runnable make(LockClient client, int thread);
     }
 
-    /** Runs {@code threads} loops of one client each for a warm-up second and {@code phase}; returns ops/s. */
-    private static double measure(DataSource pool, Duration phase, int threads, Body body) {
+    /**
+     * Runs {@code threads} loops of one client each for a warm-up second and {@code phase}; returns ops/s, or NaN when
+     * the mode is not available on the database or refuses the primitive.
+     */
+    private static double measure(DataSource pool, JdbcLockClient.Mode mode, Duration phase, int threads, Body body) {
         List<JdbcLockClient> clients = new ArrayList<>();
         AtomicBoolean counting = new AtomicBoolean();
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong ops = new AtomicLong();
         List<Thread> ts = new ArrayList<>();
-        for (int i = 0; i < threads; i++) {
-            JdbcLockClient c =
-                    JdbcLockClient.builder().dataSource(pool).tableName(TABLE).build();
-            clients.add(c);
-            Runnable op = body.make(c, i);
-            Thread t = new Thread(() -> {
-                while (!stop.get()) {
-                    op.run();
-                    if (counting.get()) {
-                        ops.incrementAndGet();
+        try {
+            for (int i = 0; i < threads; i++) {
+                JdbcLockClient c = JdbcLockClient.builder()
+                        .dataSource(pool)
+                        .tableName(TABLE)
+                        .mode(mode)
+                        .build();
+                clients.add(c);
+                Runnable op = body.make(c, i);
+                ts.add(new Thread(() -> {
+                    while (!stop.get()) {
+                        op.run();
+                        if (counting.get()) {
+                            ops.incrementAndGet();
+                        }
                     }
-                }
-            });
-            ts.add(t);
-            t.start();
+                }));
+            }
+        } catch (IllegalArgumentException | UnsupportedOperationException e) {
+            clients.forEach(JdbcLockClient::close);
+            return Double.NaN;
         }
+        ts.forEach(Thread::start);
         sleep(Duration.ofSeconds(1));
         counting.set(true);
         long start = System.nanoTime();
