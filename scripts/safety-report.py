@@ -57,6 +57,8 @@ def main():
     for f in sorted(glob.glob(os.path.join(results_dir, "*.json"))):
         with open(f, encoding="utf-8") as fh:
             rows.append(json.load(fh))
+    if not rows:
+        sys.exit("safety-report: no scenario results in %s; %s left as it is" % (results_dir, doc))
     rows.sort(key=order)
     backends = [b for b in BACKENDS if any(r["backend"] == b for r in rows)]
     backends += sorted({r["backend"] for r in rows} - set(backends))
