@@ -60,7 +60,8 @@ class RedisSafetyIT {
         Throwable failure = catchThrowable(() -> StoreScenarios.brokenStore(store, SafetySeeds.seed()));
         assertThat(failure)
                 .isInstanceOf(AssertionError.class)
-                .hasMessageContaining("properties failed: [S1, S2, LIN]")
+                // S4 (a stale request reaching the resource after a newer holder's) depends on timing: it may join
+                .hasMessageMatching("(?s).*properties failed: \\[S1, S2, LIN(, S4)?\\].*")
                 .hasMessageContaining("got the lock while")
                 .hasMessageContaining("issued twice")
                 .hasMessageContaining("timeline of");

@@ -4,6 +4,7 @@ import io.distlock.testkit.server.EtcdCluster;
 import io.distlock.testkit.server.RedisServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -11,6 +12,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -109,12 +111,11 @@ public final class ProcessFaults {
      */
     public static long pidOfServerOn(int port) {
         String p = Integer.toString(port);
+        Pattern named = Pattern.compile("(?:^|.*[:=])" + p + "(?:\\D.*)?|.*-" + p + "\\..*");
         List<ProcessHandle> found = ProcessHandle.current()
                 .descendants()
                 .filter(ProcessHandle::isAlive)
-                .filter(h -> h.info().arguments().stream()
-                        .flatMap(Stream::of)
-                        .anyMatch(a -> a.equals(p) || a.contains(":" + p) || a.contains("-" + p + ".")))
+                .filter(h -> commandLine(h).anyMatch(a -> named.matcher(a).matches()))
                 .toList();
         if (found.isEmpty()) {
             throw new IllegalStateException("no process of this JVM serves port " + port);
@@ -124,6 +125,22 @@ public final class ProcessFaults {
                     + found.stream().map(ProcessHandle::pid).toList());
         }
         return found.get(0).pid();
+    }
+
+    /**
+     * The words of a process's command line: its arguments, and on Linux the words of {@code /proc/<pid>/cmdline},
+     * which is where a server that retitles itself keeps them (redis-server rewrites its arguments to one title such
+     * as {@code "redis-server 127.0.0.1:6380"}, and the JDK then sees no arguments).
+     */
+    private static Stream<String> commandLine(ProcessHandle h) {
+        Stream<String> args = h.info().arguments().stream().flatMap(Stream::of);
+        Path proc = Path.of("/proc", Long.toString(h.pid()), "cmdline");
+        try {
+            String raw = new String(Files.readAllBytes(proc), StandardCharsets.UTF_8);
+            return Stream.concat(args, Stream.of(raw.split("[\\x00\\s]+")));
+        } catch (IOException | UnsupportedOperationException e) {
+            return args; // not Linux, or the process just ended
+        }
     }
 
     /** Sends SIGKILL to {@code pid} and waits (up to 10 s) until it is gone. */

@@ -48,6 +48,28 @@ class ProcessFaultsTest {
                 .hasMessageContaining("no process of this JVM serves port 47124");
     }
 
+    @Test
+    void pidOfServerOn_findsAServerThatRetitledItself_notOneOnALongerPort() throws Exception {
+        // as redis-server does: its arguments become one title that names its address
+        Process p = new ProcessBuilder("bash", "-c", "exec -a 'redis-server *:47125' sleep 30").start();
+        Process other = new ProcessBuilder("bash", "-c", "exec -a 'redis-server 127.0.0.1:471250' sleep 30").start();
+        try {
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            long pid = -1;
+            while (pid < 0 && System.nanoTime() < deadline) {
+                try {
+                    pid = ProcessFaults.pidOfServerOn(47125);
+                } catch (IllegalStateException e) {
+                    Thread.sleep(20); // bash has not run its exec yet
+                }
+            }
+            assertThat(pid).isEqualTo(p.pid());
+        } finally {
+            p.destroyForcibly();
+            other.destroyForcibly();
+        }
+    }
+
     private static long lines(Path f) throws IOException {
         return Files.readAllLines(f).size();
     }
