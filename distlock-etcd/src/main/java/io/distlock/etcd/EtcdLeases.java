@@ -6,13 +6,14 @@ import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import io.etcd.jetcd.options.PutOption;
+import io.grpc.Status;
+import io.grpc.StatusException;
+import io.grpc.StatusRuntimeException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -229,19 +230,24 @@ final class EtcdLeases {
         }
     }
 
-    /** Whether {@code t} says that etcd does not know the lease (expired or revoked). */
+    /**
+     * Whether {@code t} says that etcd does not know the lease (expired or revoked): as jetcd's {@link EtcdException},
+     * or as the gRPC status that jetcd passes on unconverted when its retries of a call give up, anywhere in the
+     * causes.
+     */
     static boolean leaseNotFound(Throwable t) {
-        Throwable c = t;
-        while (c instanceof CompletionException || c instanceof ExecutionException) {
-            Throwable next = c.getCause();
-            if (next == null) {
-                break;
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof EtcdException ee && ee.getErrorCode() == ErrorCode.NOT_FOUND) {
+                String m = ee.getMessage();
+                return m != null && m.contains("lease not found");
             }
-            c = next;
-        }
-        if (c instanceof EtcdException ee && ee.getErrorCode() == ErrorCode.NOT_FOUND) {
-            String m = ee.getMessage();
-            return m != null && m.contains("lease not found");
+            Status status = c instanceof StatusRuntimeException sre
+                    ? sre.getStatus()
+                    : c instanceof StatusException se ? se.getStatus() : null;
+            if (status != null) {
+                String d = status.getDescription();
+                return status.getCode() == Status.Code.NOT_FOUND && d != null && d.contains("lease not found");
+            }
         }
         return false;
     }
