@@ -129,6 +129,8 @@ ensure_etcd() {
 
 # the TLS tests make throw-away certificates with openssl
 command -v openssl >/dev/null || apt_install openssl
+# the fault kit's clock faults run client processes on libfaketime
+command -v faketime >/dev/null || apt_install faketime
 ensure_redis
 ensure_mariadb
 ensure_postgres

@@ -63,6 +63,12 @@ class H2ServerSafetyIT {
 
     @Test
     @Tag("tier2")
+    void k1_clientClockJumps() throws Exception {
+        Tier2Scenarios.k1ClientClockJumps(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
     void r2_holdDeleted() throws Exception {
         Tier2Scenarios.r2HoldDeleted(store, SafetySeeds.seed());
     }

@@ -81,6 +81,12 @@ class PostgresSafetyIT {
 
     @Test
     @Tag("tier2")
+    void k1_clientClockJumps() throws Exception {
+        Tier2Scenarios.k1ClientClockJumps(table, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
     void r2_holdDeleted() throws Exception {
         Tier2Scenarios.r2HoldDeleted(table, SafetySeeds.seed());
     }

@@ -81,6 +81,12 @@ class RedisSafetyIT {
 
     @Test
     @Tag("tier2")
+    void k1_clientClockJumps() throws Exception {
+        Tier2Scenarios.k1ClientClockJumps(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
     void g8_serverPaused_halfTheLease() throws Exception {
         Tier2StoreScenarios.g8ServerPaused(store, SafetySeeds.seed(), RedisStores.LEASE.dividedBy(2), "a");
     }

@@ -184,6 +184,19 @@ final class Scenario implements AutoCloseable {
     /** Starts a worker JVM for {@code process} (see {@link SafetyWorker} for the modes). */
     WorkerProcess worker(
             String process, String mode, String spec, int threads, Duration duration, Duration wait, Duration think) {
+        return worker(process, mode, spec, threads, duration, wait, think, Map.of());
+    }
+
+    /** As {@link #worker(String, String, String, int, Duration, Duration, Duration)}, with {@code environment}. */
+    WorkerProcess worker(
+            String process,
+            String mode,
+            String spec,
+            int threads,
+            Duration duration,
+            Duration wait,
+            Duration think,
+            Map<String, String> environment) {
         WorkerProcess w = WorkerProcess.start(
                 process,
                 List.of(
@@ -197,7 +210,8 @@ final class Scenario implements AutoCloseable {
                         Long.toString(duration.toMillis()),
                         Long.toString(wait.toMillis()),
                         Long.toString(think.toMillis()),
-                        Long.toString(seed + 100 + workers.size())));
+                        Long.toString(seed + 100 + workers.size())),
+                environment);
         workers.add(w);
         note("started worker JVM " + process + " (pid " + w.pid() + ", " + mode + ")");
         return w;

@@ -10,6 +10,7 @@ import static io.distlock.testkit.history.Property.S2;
 import static io.distlock.testkit.history.Property.S3;
 
 import io.distlock.testkit.Timing;
+import io.distlock.testkit.fault.ClockFaults;
 import io.distlock.testkit.fault.Fault;
 import io.distlock.testkit.fault.FaultProxy;
 import io.distlock.testkit.fault.StoreFaults;
@@ -157,6 +158,69 @@ final class Tier2Scenarios {
             s.endWorkloads();
             s.probe(names, store.expiry().plusSeconds(5));
             s.leftovers(Timing.scaled(store.expiry().plusSeconds(5)));
+            return s.finish(
+                    Scenario.expect(Tier1Scenarios.must(store, S1, S3, L3, L4, LIN), Tier1Scenarios.doc(store)));
+        }
+    }
+
+    /**
+     * K1: the wall clocks of the clients' JVMs jump an hour forward and back (libfaketime, see {@link ClockFaults})
+     * while they acquire, renew, wait and release; their monotonic clocks run on. Leases, renewals and wait deadlines
+     * are measured on the monotonic clock and expiry on the store's, so nothing may change: every MUST property holds.
+     */
+    static CheckReport k1ClientClockJumps(Store store, long seed) throws InterruptedException {
+        try (Scenario s = new Scenario("K1", "client wall clocks jump +-1 h", "tier2", store, seed)) {
+            List<String> names = List.of("c1", "c2", "c3");
+            List<ClockFaults.FakeClock> clocks = new ArrayList<>();
+            try {
+                List<WorkerProcess> workers = new ArrayList<>();
+                Duration run = Timing.seconds(14);
+                for (String c : names) {
+                    ClockFaults.FakeClock clock = ClockFaults.fakeClock(c);
+                    clocks.add(clock);
+                    // c1 holds for a second at a time, so that its renewals run across the jumps; the others are quick
+                    workers.add(
+                            c.equals("c1")
+                                    ? s.worker(
+                                            c,
+                                            "w1-slow",
+                                            s.spec(c, false),
+                                            1,
+                                            run,
+                                            Tier1Scenarios.WAIT,
+                                            Duration.ofSeconds(1),
+                                            clock.environment())
+                                    : s.worker(
+                                            c,
+                                            "w1",
+                                            s.spec(c, false),
+                                            2,
+                                            run,
+                                            Tier1Scenarios.WAIT,
+                                            Tier1Scenarios.THINK,
+                                            clock.environment()));
+                }
+                for (WorkerProcess w : workers) {
+                    w.awaitLine("READY", Timing.seconds(60));
+                }
+                SplittableRandom random = new SplittableRandom(seed);
+                Timing.sleep(Duration.ofMillis(1000 + random.nextInt(1000)));
+                List<Fault> faults = new ArrayList<>();
+                faults.add(clocks.get(0).jump(Duration.ofHours(1), Duration.ofSeconds(4), s.faultLog()));
+                faults.add(clocks.get(1).jump(Duration.ofHours(-1), Duration.ofSeconds(4), s.faultLog()));
+                Timing.sleep(Duration.ofMillis(2000 + random.nextInt(1000)));
+                faults.add(clocks.get(2).jump(Duration.ofHours(1), Duration.ofSeconds(3), s.faultLog()));
+                Timing.sleep(Duration.ofSeconds(4));
+                faults.add(clocks.get(0).jump(Duration.ofHours(-1), Duration.ofSeconds(3), s.faultLog()));
+                for (Fault f : faults) {
+                    f.awaitHealed(Duration.ofSeconds(10));
+                }
+                s.endWorkloads();
+            } finally {
+                clocks.forEach(ClockFaults.FakeClock::close);
+            }
+            s.probe(List.of("probe"), store.expiry().plusSeconds(3));
+            s.leftovers(Timing.scaled(store.expiry().plusSeconds(3)));
             return s.finish(
                     Scenario.expect(Tier1Scenarios.must(store, S1, S3, L3, L4, LIN), Tier1Scenarios.doc(store)));
         }

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -41,6 +42,11 @@ final class WorkerProcess implements AutoCloseable {
 
     /** Starts a worker JVM on this JVM's class path; {@code args} as {@link SafetyWorker} reads them. */
     static WorkerProcess start(String name, List<String> args) {
+        return start(name, args, Map.of());
+    }
+
+    /** As {@link #start(String, List)}, with {@code environment} added to the worker's (a fake clock's, say). */
+    static WorkerProcess start(String name, List<String> args, Map<String, String> environment) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(List.of(
@@ -53,8 +59,9 @@ final class WorkerProcess implements AutoCloseable {
         command.add(SafetyWorker.class.getName());
         command.addAll(args);
         try {
-            return new WorkerProcess(
-                    name, new ProcessBuilder(command).redirectErrorStream(true).start());
+            ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+            pb.environment().putAll(environment);
+            return new WorkerProcess(name, pb.start());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
