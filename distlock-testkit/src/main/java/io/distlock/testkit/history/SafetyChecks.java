@@ -208,11 +208,18 @@ final class SafetyChecks {
             finalValue.put(r.key(), r.after());
         }
         Map<String, long[]> okAndInfo = new LinkedHashMap<>();
+        // a write invoked by a process that died before its answer was recorded has an unknown outcome, as INFO
+        Map<String, String> unanswered = new LinkedHashMap<>();
         for (ClientEvent e : history.client()) {
-            if (e.f() != Op.WRITE || e.type() == ClientEvent.Type.INVOKE) {
+            if (e.f() != Op.WRITE) {
                 continue;
             }
             String id = e.process() + "/" + e.op();
+            if (e.type() == ClientEvent.Type.INVOKE) {
+                unanswered.put(id, e.key());
+                continue;
+            }
+            unanswered.remove(id);
             long[] counts = okAndInfo.computeIfAbsent(e.key(), k -> new long[2]);
             if (e.type() == ClientEvent.Type.OK) {
                 counts[0]++;
@@ -230,6 +237,9 @@ final class SafetyChecks {
             } else if (e.type() == ClientEvent.Type.INFO) {
                 counts[1]++;
             }
+        }
+        for (String key : unanswered.values()) {
+            okAndInfo.computeIfAbsent(key, k -> new long[2])[1]++;
         }
         for (Map.Entry<String, long[]> k : okAndInfo.entrySet()) {
             long value = finalValue.getOrDefault(k.getKey(), 0L);

@@ -60,6 +60,21 @@ final class Histories {
         return event(writeAt, process, acq, write, Op.WRITE, accepted ? Type.OK : Type.FAIL, token, before + 1);
     }
 
+    /**
+     * A fenced read-increment-write whose process dies after sending the write: the resource applies it, and the
+     * process's history ends with the write's invocation.
+     */
+    Histories killedAfterWriting(String process, String acq, long readAt, long writeAt, long token) {
+        long before = value.getOrDefault("k", 0L);
+        long read = ++op;
+        resourceOp(readAt, process, acq, token, false, before, read);
+        event(readAt, process, acq, read, Op.READ, Type.OK, token, before);
+        long write = ++op;
+        event(writeAt, process, acq, write, Op.WRITE, Type.INVOKE, token, before + 1);
+        resourceOp(writeAt + 1, process, acq, token, true, before + 1, write);
+        return this;
+    }
+
     /** A request as an unfenced resource records it: always accepted. */
     Histories unfenced(long at, String process, String acq, long token, boolean write, long newValue) {
         long before = value.getOrDefault("k", 0L);

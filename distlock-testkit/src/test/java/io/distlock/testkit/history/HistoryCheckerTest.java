@@ -135,6 +135,22 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void writeOfAProcessKilledBeforeItsAnswer_isAnUnknownOutcome() {
+        History h = new Histories()
+                .acquire("c1", "a", 0, 10, 1)
+                .killedAfterWriting("c1", "a", 20, 30, 1)
+                .acquire("c2", "b", 3000, 3010, 2)
+                .increment("c2", "b", 3020, 3030, 2)
+                .build();
+
+        CheckReport report = HistoryChecker.check(h, OPTIONS);
+
+        assertThat(report.result(Property.S3).status())
+                .as("final value 2: one acknowledged write and one that may or may not have happened")
+                .isEqualTo(Status.PASS);
+    }
+
+    @Test
     void staleWriteRefusedByTheFence_keepsS3() {
         History h = new Histories()
                 .acquire("c1", "a", 0, 10, 1)
