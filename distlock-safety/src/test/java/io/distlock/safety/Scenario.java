@@ -223,19 +223,28 @@ final class Scenario implements AutoCloseable {
      * every store, also where the store cannot name another client's hold (session locks).
      */
     Optional<String> holder(List<String> processes) {
+        return currentHold(processes).map(Acquisition::process);
+    }
+
+    private Optional<Acquisition> currentHold(List<String> processes) {
         return Acquisition.of(History.load(dir)).stream()
                 .filter(a -> a.ok() && a.tRelease() == null && a.tLost() == null && processes.contains(a.process()))
-                .map(Acquisition::process)
                 .reduce((a, b) -> b);
     }
 
-    /** Waits (at most {@code bound}) until one of {@code processes} holds the key; returns which. */
+    /**
+     * Waits (at most {@code bound}) until one of {@code processes} holds the key with a hold that began less than half
+     * a second ago, so that a fault aimed at it next lands inside that hold (the scenarios' slow holders hold for a
+     * second or more); returns which.
+     */
     String awaitHolder(List<String> processes, Duration bound) {
         long end = System.nanoTime() + bound.toNanos();
+        long fresh = Duration.ofMillis(500).toNanos();
         while (System.nanoTime() - end < 0) {
-            Optional<String> h = holder(processes);
-            if (h.isPresent()) {
-                return h.get();
+            Optional<Acquisition> h = currentHold(processes);
+            Long ok = h.map(Acquisition::tOk).orElse(null);
+            if (h.isPresent() && ok != null && System.nanoTime() - ok < fresh) {
+                return h.get().process();
             }
             Timing.sleep(Duration.ofMillis(20));
         }

@@ -202,6 +202,35 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void faultOnAClientThatHadBegunItsRelease_isNotJudgedAsATakeover() {
+        // c1 began its release, c2 took the lock, then c1 was killed: the kill hit no holder; c3's later grant is no
+        // takeover of c2's hold
+        Histories h = new Histories()
+                .acquire("c1", "a", 0, 10, 1)
+                .release("c1", "a", 50, 60, 1, Type.OK)
+                .acquire("c2", "b", 5, 70, 2)
+                .acquire("c3", "c", 20, 9_000, 3)
+                .fault(100, 100, "kill", "c1", Effect.HOLDER_DOWN);
+
+        PropertyResult l1 = HistoryChecker.check(h.build(), OPTIONS).result(Property.L1);
+
+        assertThat(l1.status()).isEqualTo(Status.NOT_APPLICABLE);
+    }
+
+    @Test
+    void takeover_afterAProxyFaultOfTheHolder_isJudgedForThatClient() {
+        Histories h = new Histories()
+                .acquire("c1", "a", 0, 10, 1)
+                .acquire("c2", "b", 5, 3_000, 2)
+                .fault(100, 2_000, "blackhole", "c1->6379", Effect.HOLDER_DOWN);
+
+        PropertyResult l1 = HistoryChecker.check(h.build(), OPTIONS).result(Property.L1);
+
+        assertThat(l1.status()).isEqualTo(Status.PASS);
+        assertThat(l1.measure()).isEqualTo(2_900L);
+    }
+
+    @Test
     void takeover_holdOfAnotherProcessFromBeforeTheDownedHold_isNoTakeover() {
         // c2's hold began before c1's and never ended: it is not what c1's kill let in
         Histories h = new Histories()
