@@ -19,7 +19,8 @@ import org.jspecify.annotations.Nullable;
  * @param tOk when it returned a hold, or null if its outcome is unknown ({@code info})
  * @param token the fencing token, or null if unknown
  * @param beliefEnd the last moment the client believed it held the lock: the latest {@code check ok}, or {@code tOk}
- *     without checks (for an {@code info} acquisition, {@code tInv})
+ *     without checks (for an {@code info} acquisition, and for a hold whose first check after the acquire failed,
+ *     {@code tInv}: the hold may have ended before the answer arrived)
  * @param tRelease when the release was invoked, or null
  * @param releaseOutcome the release's outcome ({@code OK}, {@code FAIL} = reported lost, {@code INFO}), or null
  * @param tReleaseDone when the release returned, or null
@@ -87,6 +88,7 @@ public record Acquisition(
         Long tReleaseDone = null;
         Long tLost = null;
         Long checkOkAfterLost = null;
+        boolean neverValid = false;
         for (ClientEvent e : events) {
             if (e.token() != null && token == null && e.f() != Op.LOST) {
                 token = e.token();
@@ -100,6 +102,9 @@ public record Acquisition(
                     }
                 }
                 case CHECK -> {
+                    if (e.type() != ClientEvent.Type.OK && lastCheckOk == null) {
+                        neverValid = true; // the hold was not valid at the first look after the acquire returned
+                    }
                     if (e.type() == ClientEvent.Type.OK) {
                         lastCheckOk = e.t();
                         if (tLost != null && checkOkAfterLost == null) {
@@ -136,7 +141,11 @@ public record Acquisition(
         Long tOk = outcome != null && outcome.type() == ClientEvent.Type.OK ? outcome.t() : null;
         boolean known = tOk != null;
         long start = tOk != null ? tOk : invoke.t();
-        long beliefEnd = known ? Math.max(start, lastCheckOk == null ? start : lastCheckOk) : invoke.t();
+        // a hold found invalid at its first check may have ended before its answer arrived: the client never
+        // believed in it, and its end may lie anywhere after the invocation
+        long beliefEnd = known && !(neverValid && lastCheckOk == null)
+                ? Math.max(start, lastCheckOk == null ? start : lastCheckOk)
+                : invoke.t();
         return new Acquisition(
                 invoke.key(),
                 invoke.acq(),

@@ -151,6 +151,24 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void holdThatExpiredBeforeItsAnswerArrived_isLinearizable() {
+        // c1's grant (token 1) reached it only after its lease had run out and c2 had taken token 2: c1's first check
+        // finds the hold invalid, and the loss is reported
+        History h = new Histories()
+                .event(0, "c1", "a", ClientEvent.Op.ACQUIRE, Type.INVOKE, null, null)
+                .acquire("c2", "b", 100, 2_000, 2)
+                .release("c2", "b", 2_100, 2_110, 2, Type.OK)
+                .event(3_000, "c1", "a", ClientEvent.Op.ACQUIRE, Type.OK, 1L, null)
+                .event(3_001, "c1", "a", ClientEvent.Op.CHECK, Type.FAIL, 1L, null)
+                .lost("c1", "a", 3_020, 1)
+                .build();
+
+        CheckReport report = HistoryChecker.check(h, OPTIONS);
+
+        report.assertHolds(Property.S1, Property.S2, Property.LIN);
+    }
+
+    @Test
     void staleWriteRefusedByTheFence_keepsS3() {
         History h = new Histories()
                 .acquire("c1", "a", 0, 10, 1)
