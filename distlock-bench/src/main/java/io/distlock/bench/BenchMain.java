@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The benchmark entry point: {@code java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|etcd-sync|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|redis-async|zookeeper-clients|zookeeper-sync|jdbc-sync|redis-sync|multilock|engine> [options]}.
+ * The benchmark entry point: {@code java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|etcd-sync|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|redis-async|zookeeper-clients|zookeeper-sync|jdbc-sync|redis-sync|redis-sync-ref|multilock|engine> [options]}.
  *
  * <pre>
  * --seconds N          measured seconds per phase (default 5; quick: 2)
@@ -83,6 +83,7 @@ public final class BenchMain {
                     "engine",
                     "jdbc-sync",
                     "redis-sync",
+                    "redis-sync-ref",
                     "multilock" -> parts.add(what);
             default -> {
                 usage(System.err);
@@ -104,6 +105,7 @@ public final class BenchMain {
                 case "redis-ratios" -> RedisBench.ratios(redis, phase, out);
                 case "redis-async" -> AsyncBench.run(redis, phase, out);
                 case "redis-sync" -> runSync(redis, phase, out);
+                case "redis-sync-ref" -> runSyncRef(redis, phase, out);
                 case "engine" -> EngineBench.run(redis, phase, out);
                 case "multilock" -> MultiLockBench.run(phase, out);
                 case "jdbc" -> JdbcBench.run(mariadb, postgres, phase, out);
@@ -128,9 +130,17 @@ public final class BenchMain {
         }
     }
 
+    private static void runSyncRef(String redis, Duration phase, PrintStream out) {
+        try {
+            RedisSyncRefBench.run(redis, phase, out);
+        } catch (Exception e) {
+            throw new IllegalStateException("redis-sync-ref benchmark failed", e);
+        }
+    }
+
     private static void usage(PrintStream out) {
         out.println(
-                "usage: java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|etcd-sync|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|redis-async|zookeeper-clients|zookeeper-sync|jdbc-sync|redis-sync|multilock|engine> [--seconds N]"
+                "usage: java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|etcd-sync|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|redis-async|zookeeper-clients|zookeeper-sync|jdbc-sync|redis-sync|redis-sync-ref|multilock|engine> [--seconds N]"
                         + " [--redis URI] [--mariadb JDBC-URL] [--postgres JDBC-URL] [--zookeeper HOST:PORT] [--etcd URL] [--csv FILE]");
     }
 }

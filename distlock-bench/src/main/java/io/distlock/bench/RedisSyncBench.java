@@ -550,7 +550,7 @@ final class RedisSyncBench {
             return s.length() == 0 ? "none" : s.toString();
         }
 
-        private static java.util.Map<String, Long> parse(String info) {
+        static java.util.Map<String, Long> parse(String info) {
             java.util.Map<String, Long> m = new java.util.HashMap<>();
             for (String line : info.split("\r?\n")) {
                 if (line.startsWith("cmdstat_")) {
