@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.zaxxer.hikari.HikariDataSource;
 import io.distlock.DistributedLock;
 import io.distlock.DistributedLockException;
+import io.distlock.LockClient;
 import io.distlock.LockHold;
 import io.distlock.LockLostException;
 import io.distlock.internal.EngineConfig;
@@ -13,6 +14,7 @@ import io.distlock.internal.Ticker;
 import io.distlock.testkit.CounterWorkload;
 import io.distlock.testkit.Eventually;
 import io.distlock.testkit.RecordingLockListener;
+import io.distlock.testkit.SemaphoreAsLock;
 import io.distlock.testkit.Timing;
 import java.io.PrintWriter;
 import java.sql.Connection;
@@ -27,16 +29,20 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
+import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The failures issue 4 asks to see: clients whose clocks disagree by minutes, a holder whose database session is
- * killed, and the pool exhaustion of seed 001's {@code FOR UPDATE} lock.
+ * killed, and the pool exhaustion of seed 001's {@code FOR UPDATE} lock. The clock and session scenarios run on every
+ * {@link Kind} of hold the mode keeps (issue 23): locks, read and write holds of read-write locks, semaphore permits.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JdbcSafetyIT {
@@ -95,11 +101,14 @@ class JdbcSafetyIT {
 
     // ---------------------------------------------------------------- clocks that disagree by minutes
 
+    static Stream<Arguments> skewedFixedLeaseCases() {
+        return cases(
+                List.of(TestDatabase.H2_MEM, TestDatabase.MARIADB, TestDatabase.POSTGRESQL), List.of(Kind.values()));
+    }
+
     @ParameterizedTest
-    @EnumSource(
-            value = TestDatabase.class,
-            names = {"H2_MEM", "MARIADB", "POSTGRESQL"})
-    void skewedClients_fixedLease_expiryIsJudgedByTheDatabaseClock(TestDatabase db) throws Exception {
+    @MethodSource("skewedFixedLeaseCases")
+    void skewedClients_fixedLease_expiryIsJudgedByTheDatabaseClock(TestDatabase db, Kind kind) throws Exception {
         TestDatabase.Env e = env(db);
         JdbcLockClient ahead =
                 client(db, e.pool, JdbcLockClient.Mode.TABLE, Duration.ofSeconds(30), skewed(MINUTES_OFF));
@@ -107,8 +116,8 @@ class JdbcSafetyIT {
                 client(db, e.pool, JdbcLockClient.Mode.TABLE, Duration.ofSeconds(30), skewed(MINUTES_OFF.negated()));
         String name = "skew-" + UUID.randomUUID();
 
-        DistributedLock a = ahead.lock(name);
-        DistributedLock b = behind.lock(name);
+        DistributedLock a = kind.holder(ahead, name);
+        DistributedLock b = kind.excluded(behind, name);
         long start = System.nanoTime();
         assertThat(a.tryLock(0, 2, TimeUnit.SECONDS)).isTrue();
         assertThat(b.tryLock())
@@ -128,11 +137,16 @@ class JdbcSafetyIT {
         b.unlock();
     }
 
+    /** The kinds that exclude their own kind (not read holds). */
+    static Stream<Arguments> skewedCounterCases() {
+        return cases(
+                List.of(TestDatabase.H2_MEM, TestDatabase.MARIADB, TestDatabase.POSTGRESQL),
+                List.of(Kind.LOCK, Kind.WRITE, Kind.PERMIT));
+    }
+
     @ParameterizedTest
-    @EnumSource(
-            value = TestDatabase.class,
-            names = {"H2_MEM", "MARIADB", "POSTGRESQL"})
-    void skewedClients_contendedCounter_neverGrantTwice(TestDatabase db) {
+    @MethodSource("skewedCounterCases")
+    void skewedClients_contendedCounter_neverGrantTwice(TestDatabase db, Kind kind) {
         TestDatabase.Env e = env(db);
         Duration lease = Duration.ofMillis(1500); // short, so that the watchdog renews many times during the run
         JdbcLockClient ahead = client(db, e.pool, JdbcLockClient.Mode.TABLE, lease, skewed(MINUTES_OFF));
@@ -140,8 +154,8 @@ class JdbcSafetyIT {
         String name = "skew-counter-" + UUID.randomUUID();
         List<DistributedLock> locks = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            locks.add(ahead.lock(name));
-            locks.add(behind.lock(name));
+            locks.add(kind.holder(ahead, name));
+            locks.add(kind.holder(behind, name));
         }
         CounterWorkload.Result r = CounterWorkload.run(locks, Duration.ofSeconds(4), Duration.ofMillis(2));
         assertThat(r.increments()).as("the workload made progress").isPositive();
@@ -153,11 +167,13 @@ class JdbcSafetyIT {
 
     // ---------------------------------------------------------------- the holder's session is killed
 
+    static Stream<Arguments> tableKilledCases() {
+        return cases(List.of(TestDatabase.MARIADB, TestDatabase.POSTGRESQL), List.of(Kind.values()));
+    }
+
     @ParameterizedTest
-    @EnumSource(
-            value = TestDatabase.class,
-            names = {"MARIADB", "POSTGRESQL"})
-    void table_holderSessionsKilled_holdSurvives_untilItCannotRenew_thenLostAndReported(TestDatabase db)
+    @MethodSource("tableKilledCases")
+    void table_holderSessionsKilled_holdSurvives_untilItCannotRenew_thenLostAndReported(TestDatabase db, Kind kind)
             throws Exception {
         TestDatabase.Env e = env(db);
         SessionTracking holderPool = new SessionTracking(TestDatabase.pool(e.url, e.user, e.password, 4), db);
@@ -166,7 +182,7 @@ class JdbcSafetyIT {
         JdbcLockClient holder = client(db, holderPool, JdbcLockClient.Mode.TABLE, lease, Ticker.system());
         JdbcLockClient other = client(db, e.pool, JdbcLockClient.Mode.TABLE, lease, Ticker.system());
         String name = "killed-" + UUID.randomUUID();
-        DistributedLock lock = holder.lock(name);
+        DistributedLock lock = kind.holder(holder, name);
         RecordingLockListener listener = new RecordingLockListener();
         lock.addListener(listener);
         lock.lock();
@@ -177,14 +193,16 @@ class JdbcSafetyIT {
         assertThat(lock.isHeldByCurrentThread())
                 .as("a TABLE hold lives in the table, not in a session: renewal reconnects")
                 .isTrue();
-        assertThat(other.lock(name).tryLock()).isFalse();
+        assertThat(kind.excluded(other, name).tryLock())
+                .as("another client while the hold is renewed")
+                .isFalse();
 
         holderPool.cut = true; // the holder cannot reach the database any more
         holderPool.killAll(e);
         Eventually.within(
                 Timing.seconds(5), "holder told lost", () -> listener.lost().contains(token));
         assertThat(lock.isHeldByCurrentThread()).isFalse();
-        DistributedLock next = other.lock(name);
+        DistributedLock next = kind.excluded(other, name);
         assertThat(next.tryLock(Timing.seconds(5).toMillis(), TimeUnit.MILLISECONDS))
                 .as("the database expired the hold")
                 .isTrue();
@@ -194,28 +212,30 @@ class JdbcSafetyIT {
         next.unlock();
     }
 
+    /** Every kind a session mode keeps on that database: locks, and read-write locks where it has a shared mode. */
+    static Stream<Arguments> sessionKilledCases() {
+        return Stream.of(SessionCase.values()).flatMap(c -> Stream.of(Kind.values())
+                .filter(k -> k == Kind.LOCK || (c.readWrite && (k == Kind.READ || k == Kind.WRITE)))
+                .map(k -> Arguments.of(c, k)));
+    }
+
     @ParameterizedTest
-    @EnumSource(value = SessionCase.class)
-    void sessionModes_holderSessionKilled_lockReleased_andHolderToldLost(SessionCase c) throws Exception {
+    @MethodSource("sessionKilledCases")
+    void sessionModes_holderSessionKilled_lockReleased_andHolderToldLost(SessionCase c, Kind kind) throws Exception {
         TestDatabase.Env e = env(c.db);
         Duration lease = Duration.ofMillis(1500);
         JdbcLockClient holder = client(c.db, e.pool, c.mode, lease, Ticker.system());
         JdbcLockClient other = client(c.db, e.pool, c.mode, lease, Ticker.system());
         String name = "killed-" + UUID.randomUUID();
-        DistributedLock lock = holder.lock(name);
+        DistributedLock lock = kind.holder(holder, name);
         RecordingLockListener listener = new RecordingLockListener();
         lock.addListener(listener);
         lock.lock();
         long token = lock.fencingToken();
-        DistributedLock next = other.lock(name);
+        DistributedLock next = kind.excluded(other, name);
         assertThat(next.tryLock()).isFalse();
 
-        List<Long> sessions = ((JdbcSessionLockStore) holder.store()).sessionIds(name);
-        assertThat(sessions).hasSize(1);
-        e.execute(
-                c.db == TestDatabase.POSTGRESQL
-                        ? "SELECT pg_terminate_backend(" + sessions.get(0) + ")"
-                        : "KILL CONNECTION " + sessions.get(0));
+        killSessionOf(c, holder, name);
 
         long killed = System.nanoTime();
         assertThat(next.tryLock(Timing.seconds(5).toMillis(), TimeUnit.MILLISECONDS))
@@ -231,19 +251,114 @@ class JdbcSafetyIT {
         next.unlock();
     }
 
+    /**
+     * Two readers hold and one reader's session is killed: that reader is told lost, the other keeps its hold through
+     * its renewals, and a writer gets in only once the surviving reader releases.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = SessionCase.class,
+            names = {"ROW_LOCK_MARIADB", "ROW_LOCK_POSTGRESQL", "ADVISORY_POSTGRESQL"})
+    void sessionModes_oneOfTwoReaderSessionsKilled_otherReaderKeepsItsHold_writerAfterIt(SessionCase c)
+            throws Exception {
+        TestDatabase.Env e = env(c.db);
+        Duration lease = Duration.ofMillis(1500);
+        JdbcLockClient killedClient = client(c.db, e.pool, c.mode, lease, Ticker.system());
+        JdbcLockClient survivorClient = client(c.db, e.pool, c.mode, lease, Ticker.system());
+        JdbcLockClient writerClient = client(c.db, e.pool, c.mode, lease, Ticker.system());
+        String name = "killed-reader-" + UUID.randomUUID();
+        DistributedLock killed = Kind.READ.holder(killedClient, name);
+        DistributedLock survivor = Kind.READ.holder(survivorClient, name);
+        RecordingLockListener killedListener = new RecordingLockListener();
+        RecordingLockListener survivorListener = new RecordingLockListener();
+        killed.addListener(killedListener);
+        survivor.addListener(survivorListener);
+        killed.lock();
+        survivor.lock();
+        long killedToken = killed.fencingToken();
+        long survivorToken = survivor.fencingToken();
+        DistributedLock writer = Kind.READ.excluded(writerClient, name);
+        assertThat(writer.tryLock()).as("a writer while two readers hold").isFalse();
+
+        killSessionOf(c, killedClient, name);
+        Eventually.within(Timing.seconds(3), "killed reader told lost at its next renewal", () -> killedListener
+                .lost()
+                .contains(killedToken));
+        assertThatThrownBy(killed::unlock).isInstanceOf(LockLostException.class);
+        Timing.sleep(lease); // the survivor renews at least once more
+        assertThat(survivor.isHeldByCurrentThread())
+                .as("the other reader's hold is on its own session")
+                .isTrue();
+        assertThat(survivorListener.lost()).isEmpty();
+        assertThat(writer.tryLock())
+                .as("a writer while the surviving reader holds")
+                .isFalse();
+
+        survivor.unlock();
+        assertThat(writer.tryLock(Timing.seconds(5).toMillis(), TimeUnit.MILLISECONDS))
+                .as("a writer once the surviving reader released")
+                .isTrue();
+        assertThat(writer.fencingToken()).isGreaterThan(Math.max(killedToken, survivorToken));
+        writer.unlock();
+    }
+
+    /** Kills the one server session that holds {@code name} for {@code holder}, as an operator would. */
+    private void killSessionOf(SessionCase c, JdbcLockClient holder, String name) {
+        List<Long> sessions = ((JdbcSessionLockStore) holder.store()).sessionIds(name);
+        assertThat(sessions).as("one session per hold").hasSize(1);
+        env(c.db)
+                .execute(
+                        c.db == TestDatabase.POSTGRESQL
+                                ? "SELECT pg_terminate_backend(" + sessions.get(0) + ")"
+                                : "KILL CONNECTION " + sessions.get(0));
+    }
+
     enum SessionCase {
-        ROW_LOCK_MARIADB(TestDatabase.MARIADB, JdbcLockClient.Mode.ROW_LOCK),
-        ROW_LOCK_POSTGRESQL(TestDatabase.POSTGRESQL, JdbcLockClient.Mode.ROW_LOCK),
-        ADVISORY_MARIADB(TestDatabase.MARIADB, JdbcLockClient.Mode.ADVISORY),
-        ADVISORY_POSTGRESQL(TestDatabase.POSTGRESQL, JdbcLockClient.Mode.ADVISORY);
+        ROW_LOCK_MARIADB(TestDatabase.MARIADB, JdbcLockClient.Mode.ROW_LOCK, true),
+        ROW_LOCK_POSTGRESQL(TestDatabase.POSTGRESQL, JdbcLockClient.Mode.ROW_LOCK, true),
+        ADVISORY_MARIADB(TestDatabase.MARIADB, JdbcLockClient.Mode.ADVISORY, false),
+        ADVISORY_POSTGRESQL(TestDatabase.POSTGRESQL, JdbcLockClient.Mode.ADVISORY, true);
 
         final TestDatabase db;
         final JdbcLockClient.Mode mode;
+        /** Whether the mode keeps read-write locks on this database (semaphores it refuses everywhere). */
+        final boolean readWrite;
 
-        SessionCase(TestDatabase db, JdbcLockClient.Mode mode) {
+        SessionCase(TestDatabase db, JdbcLockClient.Mode mode, boolean readWrite) {
             this.db = db;
             this.mode = mode;
+            this.readWrite = readWrite;
         }
+    }
+
+    // ---------------------------------------------------------------- the kinds of hold
+
+    /** The kinds of hold a scenario runs on, each seen as a {@link DistributedLock}. */
+    enum Kind {
+        LOCK,
+        READ,
+        WRITE,
+        /** The permit of a one-permit semaphore, through {@link SemaphoreAsLock}'s lock view. */
+        PERMIT;
+
+        /** The holder's claim on {@code name}. */
+        DistributedLock holder(LockClient client, String name) {
+            return switch (this) {
+                case LOCK -> client.lock(name);
+                case READ -> client.readWriteLock(name).readLock();
+                case WRITE -> client.readWriteLock(name).writeLock();
+                case PERMIT -> new SemaphoreAsLock.Client(client).lock(name);
+            };
+        }
+
+        /** A claim on {@code name} that this kind's hold keeps out: a writer for a read hold, else the same kind. */
+        DistributedLock excluded(LockClient client, String name) {
+            return this == READ ? WRITE.holder(client, name) : holder(client, name);
+        }
+    }
+
+    private static Stream<Arguments> cases(List<TestDatabase> dbs, List<Kind> kinds) {
+        return dbs.stream().flatMap(db -> kinds.stream().map(k -> Arguments.of(db, k)));
     }
 
     // ---------------------------------------------------------------- seed 001: FOR UPDATE pins a pooled connection

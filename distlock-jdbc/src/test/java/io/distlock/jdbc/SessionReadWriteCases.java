@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Read-write locks in the session modes (ROW_LOCK: the name's row locked FOR UPDATE NOWAIT or in share mode with
  * NOWAIT; ADVISORY on PostgreSQL: exclusive and shared advisory locks; waiters ordered by the queue table): the whole
- * read-write lock contract, its cases across processes, and what a killed session does to its holds, as a user holding
- * only the grants docs/backends/jdbc.md lists for the mode. Run by {@link RowLockReadWritePostgresIT}, {@link
+ * read-write lock contract, its cases across processes, and what a killed session does to a downgraded hold, as a user
+ * holding only the grants docs/backends/jdbc.md lists for the mode. Killed sessions of plain read and write holds are
+ * {@link JdbcSafetyIT}'s scenarios, run there on every kind of hold. Run by {@link RowLockReadWritePostgresIT}, {@link
  * RowLockReadWriteMariaDbIT} and {@link AdvisoryReadWritePostgresIT}.
  */
 abstract class SessionReadWriteCases extends GrantsFixture implements ReadWriteLockContract {
@@ -112,42 +113,6 @@ abstract class SessionReadWriteCases extends GrantsFixture implements ReadWriteL
 
     private List<Long> sessionsOf(LockClient client, String name) {
         return ((JdbcSessionLockStore) ((JdbcLockClient) client).store()).sessionIds(name);
-    }
-
-    /** Issue 23: a killed session frees its read hold at once, and its holder is told it lost the hold. */
-    @Test
-    void readHolderSessionKilled_writerGetsIn_andTheReaderIsToldLost() throws Exception {
-        String name = uniqueName();
-        LockClient readers = newClient(Duration.ofMillis(1500));
-        DistributedLock read = readers.readWriteLock(name).readLock();
-        RecordingLockListener listener = new RecordingLockListener();
-        read.addListener(listener);
-        read.lock();
-        long token = read.fencingToken();
-        DistributedLock other = newClient().readWriteLock(name).readLock();
-        assertThat(other.tryLock()).as("another reader beside it").isTrue();
-        DistributedLock writer = newClient().readWriteLock(name).writeLock();
-        assertThat(writer.tryLock()).as("a writer while two readers hold").isFalse();
-        other.unlock();
-
-        List<Long> sessions = sessionsOf(readers, name);
-        assertThat(sessions).as("one session per read hold").hasSize(1);
-        killSession(sessions.get(0));
-
-        long killed = System.nanoTime();
-        assertThat(writer.tryLock(Timing.seconds(5).toMillis(), TimeUnit.MILLISECONDS))
-                .as("the database ended the read hold with its session")
-                .isTrue();
-        assertThat(System.nanoTime() - killed)
-                .as("at once, with no lease to wait out")
-                .isLessThan(Timing.seconds(3).toNanos());
-        assertThat(writer.fencingToken()).isGreaterThan(token);
-        Eventually.within(Timing.seconds(3), "reader told lost at its next renewal", () -> listener.lost()
-                .contains(token));
-        assertThat(read.isHeldByCurrentThread()).isFalse();
-        assertThatThrownBy(read::unlock).isInstanceOf(LockLostException.class);
-        writer.unlock();
-        assertThat(residue(name)).isEmpty();
     }
 
     /**
