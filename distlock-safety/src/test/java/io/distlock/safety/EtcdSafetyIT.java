@@ -69,12 +69,6 @@ class EtcdSafetyIT {
 
     @Test
     @Tag("tier2")
-    void k1_clientClockJumps() throws Exception {
-        Tier2Scenarios.k1ClientClockJumps(store, SafetySeeds.seed());
-    }
-
-    @Test
-    @Tag("tier2")
     void g8_leaderPaused() throws Exception {
         Tier2StoreScenarios.g8ServerPaused(
                 store, SafetySeeds.seed(), store.expiry().multipliedBy(2), "b");

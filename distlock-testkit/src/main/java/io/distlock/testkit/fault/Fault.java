@@ -66,10 +66,24 @@ public final class Fault implements AutoCloseable {
         return f;
     }
 
-    /** A fault that happens at once and has nothing to undo (a deleted key, a killed session). */
+    /**
+     * A fault that happens at once and has nothing to undo (a deleted key, a killed session). Its start is logged
+     * before {@code apply} runs and its end after, so that the logged window covers the moment the store changed,
+     * wherever in {@code apply} that was (a revocation lists the leases first, then revokes them). If {@code apply}
+     * throws, the end is logged and the failure thrown.
+     */
     public static Fault oneShot(String name, String target, Runnable apply, FaultLog log) {
-        Fault f = start(name, target, Duration.ZERO, apply, () -> {}, log);
-        f.heal();
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(apply, "apply");
+        Objects.requireNonNull(log, "log");
+        Fault f = new Fault(name, target, () -> {}, log);
+        log.record(name, target, true);
+        try {
+            apply.run();
+        } finally {
+            f.heal();
+        }
         return f;
     }
 

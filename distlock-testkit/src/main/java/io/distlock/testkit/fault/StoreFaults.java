@@ -104,18 +104,27 @@ public final class StoreFaults {
                 "etcd-revoke-leases",
                 "etcd:" + prefix,
                 () -> {
-                    String json = EtcdServer.etcdctlAt(endpoints, "get", "--prefix", prefix, "-w", "json");
-                    Matcher m = LEASE.matcher(json);
-                    List<String> leases = new ArrayList<>();
-                    while (m.find()) {
-                        long lease = Long.parseLong(m.group(1));
-                        if (lease != 0 && !leases.contains(Long.toHexString(lease))) {
-                            leases.add(Long.toHexString(lease));
+                    // a key written between the listing and the revocations may be on a lease not listed: list again
+                    // until no key of the prefix has a lease this fault has not revoked (a few rounds at most)
+                    List<String> done = new ArrayList<>();
+                    for (int round = 0; round < 5; round++) {
+                        String json = EtcdServer.etcdctlAt(endpoints, "get", "--prefix", prefix, "-w", "json");
+                        Matcher m = LEASE.matcher(json);
+                        List<String> leases = new ArrayList<>();
+                        while (m.find()) {
+                            String lease = Long.toHexString(Long.parseLong(m.group(1)));
+                            if (!lease.equals("0") && !leases.contains(lease) && !done.contains(lease)) {
+                                leases.add(lease);
+                            }
                         }
-                    }
-                    for (String lease : leases) {
-                        EtcdServer.etcdctlAt(endpoints, "lease", "revoke", lease);
-                        revoked.incrementAndGet();
+                        if (leases.isEmpty()) {
+                            break;
+                        }
+                        for (String lease : leases) {
+                            EtcdServer.etcdctlAt(endpoints, "lease", "revoke", lease);
+                            revoked.incrementAndGet();
+                            done.add(lease);
+                        }
                     }
                 },
                 log);
