@@ -248,11 +248,24 @@ public final class ZooKeeperBench {
         }
     }
 
-    /** The target of {@link #clientsPerThread} (issue 22), and both locks' rates against the raw floor. */
+    /**
+     * The target of {@link #clientsPerThread} (issue 22) for distlock and for the references, and the locks' rates
+     * against the raw floor.
+     */
     private static void clientsTargets(Report report, List<Result> clients) {
         report.target(
                 "one key, 8 threads, 8 clients: ops/s ÷ Curator (alternating slices; issue 22)",
                 ops(clients, DISTLOCK) / ops(clients, CURATOR),
+                ">=",
+                1.3);
+        report.target(
+                "(reference) one key, 8 clients: reference lock ÷ Curator",
+                ops(clients, ZooKeeperReference.LOCK) / ops(clients, CURATOR),
+                ">=",
+                1.3);
+        report.target(
+                "(reference) one key, 8 clients: reference lock, no re-read ÷ Curator",
+                ops(clients, ZooKeeperReference.LOCK_TRUSTING) / ops(clients, CURATOR),
                 ">=",
                 1.3);
         report.line(String.format(
@@ -270,6 +283,8 @@ public final class ZooKeeperBench {
             String target, String root, Timing timing, Requests requests, Report report) {
         List<LockProvider.Factory> perThread = List.of(
                 distlockClients(target, root, THREADS),
+                ZooKeeperReference.locks(target, root, THREADS, true),
+                ZooKeeperReference.locks(target, root, THREADS, false),
                 curatorClients(target, root, THREADS),
                 rawClients(target, root, THREADS));
         List<Result> clients = alternating("one key, 8 clients", perThread, THREADS, timing, requests, p -> {
@@ -288,8 +303,11 @@ public final class ZooKeeperBench {
                 THREADS,
                 perThread.size(),
                 "All threads use one key; each thread has its own client (8 ZooKeeperLockClients against 8"
-                        + " CuratorFrameworks, each with an InterProcessMutex on the key), so every hand-off goes"
-                        + " between clients through the server. The third row is no lock: each thread creates and"
+                        + " CuratorFrameworks, each with an InterProcessMutex on the key, and against the reference"
+                        + " locks on 8 raw ZooKeeper handles), so every hand-off goes between clients through the"
+                        + " server. The reference does only what mutual exclusion needs (ZooKeeperReference: create,"
+                        + " read the children, watch the entry ahead, read the children again when it goes, delete);"
+                        + " its no-re-read variant skips the second read. The last row is no lock: each thread creates and"
                         + " deletes an ephemeral node of its own through its own client, the two writes every"
                         + " lock+unlock needs, with nobody waiting: what the server commits at most at that load."));
         report.line("");

@@ -65,9 +65,13 @@ public final class ZooKeeperSyncBench {
                 ZooKeeperBench.Requests requests = new ZooKeeperBench.Requests(connect);
                 List<LockProvider.Factory> one = List.of(distlock(connect, root, 1), curator(connect, root, 1));
                 List<LockProvider.Factory> eight = List.of(distlock(connect, root, 8), curator(connect, root, 8));
+                List<LockProvider.Factory> rwFs = List.of(
+                        distlock(connect, root, 1),
+                        ZooKeeperReference.readWrite(connect, root),
+                        curator(connect, root, 1));
                 List<Result> rw = alternating(
                         "rw, 90% reads",
-                        one, timing, requests, p -> {
+                        rwFs, timing, requests, p -> {
                             Lock read = p.lock("r:rw");
                             Lock write = p.lock("w:rw");
                             return (t, random) -> {
@@ -77,7 +81,14 @@ public final class ZooKeeperSyncBench {
                             };
                         });
                 report.section("Read-write lock, one name, 8 threads, 90% reads, one client");
-                report.line(Harness.slicesNote(timing, THREADS, 2, "All threads use one name."));
+                report.line(Harness.slicesNote(
+                        timing,
+                        THREADS,
+                        rwFs.size(),
+                        "All threads use one name. The reference is our own minimal read-write lock on the raw"
+                                + " ZooKeeper handle (ZooKeeperReference: an entry per acquire, a reader waits for the"
+                                + " nearest earlier writer, a writer for the nearest earlier entry, each by a watch on"
+                                + " that one entry)."));
                 report.line("");
                 report.table(rw, false);
                 List<Result> sem1 = alternating("semaphore, 1 client", one, timing, requests, p -> {
@@ -101,6 +112,13 @@ public final class ZooKeeperSyncBench {
                 });
                 report.section("Semaphore of 4 leases, 8 threads, 8 clients (one per thread)");
                 report.table(sem8, false);
+                List<Result> waiters = waiters(connect, root, timing, requests);
+                report.section("One name, 1 or 100 waiters behind the holder, one client");
+                report.line("Every thread (2 or 101) of one client loops acquire+release on one name, so all but one"
+                        + " wait; one phase per row, one after another. The server's requests per acquire+release"
+                        + " are in the table below.");
+                report.line("");
+                report.table(waiters, false);
                 report.section("ZooKeeper requests per acquire+release (the server's srvr counters)");
                 report.line("| scenario | implementation | requests / op | writes (zxids) / op | packets sent / op |");
                 report.line("| --- | --- | ---: | ---: | ---: |");
@@ -109,6 +127,9 @@ public final class ZooKeeperSyncBench {
                 report.section("Targets (issue 22)");
                 report.targetHeader();
                 report.target("rw, 1 name, 8 threads, 90% reads: ops/s ÷ Curator", ratio(rw), ">=", 2);
+                report.target(
+                        "(reference) rw, 1 name, 8 threads, 90% reads: reference ÷ Curator",
+                        ops(rw, ZooKeeperReference.READ_WRITE) / ops(rw, CURATOR), ">=", 2);
                 report.target("semaphore 4 leases, 8 threads, 1 client: ops/s ÷ Curator", ratio(sem1), ">=", 2);
                 report.target("semaphore 4 leases, 8 threads, 8 clients: ops/s ÷ Curator", ratio(sem8), ">=", 2);
             } finally {
@@ -130,6 +151,47 @@ public final class ZooKeeperSyncBench {
                 }
             }
         }
+    }
+
+    /**
+     * A write lock and a one-permit semaphore of one distlock client with 1 and with 100 threads waiting behind the
+     * holder (every thread loops acquire+release), each counted on the server.
+     */
+    private static List<Result> waiters(String connect, String root, Timing timing, ZooKeeperBench.Requests requests) {
+        List<Result> out = new ArrayList<>();
+        try (ZooKeeperLockClient c = ZooKeeperLockClient.builder()
+                .connectString(connect)
+                .rootPath(root + "/waiters")
+                .build()) {
+            for (int n : new int[] {1, 100}) {
+                Lock write = c.readWriteLock("w" + n).writeLock();
+                out.add(requests.counted(
+                        n + " waiting",
+                        w -> Harness.run(
+                                "write lock, " + n + " waiting",
+                                n + 1,
+                                timing.warmup(),
+                                timing.measure(),
+                                (t, p) -> {
+                                    write.lock();
+                                    write.unlock();
+                                },
+                                w::start,
+                                w::end)));
+                DistributedSemaphore s = c.semaphore("s" + n, 1);
+                out.add(requests.counted(
+                        n + " waiting",
+                        w -> Harness.run(
+                                "semaphore(1) acquire(1)+release, " + n + " waiting",
+                                n + 1,
+                                timing.warmup(),
+                                timing.measure(),
+                                (t, p) -> s.acquire(1).release(),
+                                w::start,
+                                w::end)));
+            }
+        }
+        return out;
     }
 
     private static double ratio(List<Result> rows) {
