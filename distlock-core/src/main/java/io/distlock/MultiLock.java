@@ -1,6 +1,7 @@
 package io.distlock;
 
 import io.distlock.internal.Checks;
+import io.distlock.internal.LockBatches;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -173,17 +174,40 @@ public final class MultiLock implements DistributedLock {
     @Override
     public void lock() {
         boolean fresh = getHoldCount() == 0;
+        boolean together = holdsNone();
         int taken = 0;
         try {
-            for (DistributedLock m : members) {
-                m.lock();
+            while (taken < members.size()) {
+                if (together) {
+                    int got;
+                    try {
+                        got = LockBatches.tryLockRun(members, taken, null, false);
+                    } catch (InterruptedException e) {
+                        throw new AssertionError("an uninterruptible batched attempt was interrupted", e);
+                    }
+                    taken += got;
+                    together = false; // the member after the run (or its busy first) is taken on its own
+                    continue;
+                }
+                members.get(taken).lock();
                 taken++;
+                together = true;
             }
         } catch (RuntimeException e) {
             unlockTaken(taken, e);
             throw e;
         }
         registerThreadHold(fresh);
+    }
+
+    /** Whether the current thread holds none of the members: only then are members tried together. */
+    private boolean holdsNone() {
+        for (DistributedLock m : members) {
+            if (m.getHoldCount() != 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override
@@ -210,11 +234,18 @@ public final class MultiLock implements DistributedLock {
             throw new InterruptedException();
         }
         boolean fresh = getHoldCount() == 0;
+        boolean together = holdsNone();
         int taken = 0;
         try {
-            for (DistributedLock m : members) {
-                m.lockInterruptibly();
+            while (taken < members.size()) {
+                if (together) {
+                    taken += LockBatches.tryLockRun(members, taken, null, true);
+                    together = false;
+                    continue;
+                }
+                members.get(taken).lockInterruptibly();
                 taken++;
+                together = true;
             }
         } catch (InterruptedException | RuntimeException e) {
             unlockTaken(taken, e);
@@ -226,14 +257,27 @@ public final class MultiLock implements DistributedLock {
     @Override
     public boolean tryLock() {
         boolean fresh = getHoldCount() == 0;
+        boolean together = holdsNone();
         int taken = 0;
         try {
-            for (DistributedLock m : members) {
-                if (!m.tryLock()) {
+            while (taken < members.size()) {
+                if (together) {
+                    try {
+                        taken += LockBatches.tryLockRun(members, taken, null, true);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt(); // as a member's tryLock() does
+                        unlockTaken(taken, null);
+                        return false;
+                    }
+                    together = false;
+                    continue;
+                }
+                if (!members.get(taken).tryLock()) {
                     unlockTaken(taken, null);
                     return false;
                 }
                 taken++;
+                together = true;
             }
         } catch (RuntimeException e) {
             unlockTaken(taken, e);
@@ -266,8 +310,19 @@ public final class MultiLock implements DistributedLock {
         while (true) {
             long firstGrant = 0;
             int taken = 0;
+            boolean together = holdsNone();
             try {
-                for (DistributedLock m : members) {
+                while (taken < members.size()) {
+                    if (together) {
+                        int got = LockBatches.tryLockRun(members, taken, lease, true);
+                        if (got > 0 && taken == 0) {
+                            firstGrant = System.nanoTime();
+                        }
+                        taken += got;
+                        together = false;
+                        continue;
+                    }
+                    DistributedLock m = members.get(taken);
                     long left = Math.max(0, deadline - System.nanoTime());
                     boolean got = lease == null
                             ? m.tryLock(left, TimeUnit.NANOSECONDS)
@@ -279,6 +334,7 @@ public final class MultiLock implements DistributedLock {
                     if (taken++ == 0) {
                         firstGrant = System.nanoTime();
                     }
+                    together = true;
                 }
             } catch (InterruptedException | RuntimeException e) {
                 unlockTaken(taken, e);
@@ -349,17 +405,16 @@ public final class MultiLock implements DistributedLock {
     public void unlock() {
         List<RuntimeException> failures = new ArrayList<>();
         int notHeld = 0;
+        List<@Nullable RuntimeException> outcomes = LockBatches.unlockAll(members);
         for (int i = members.size() - 1; i >= 0; i--) {
-            try {
-                members.get(i).unlock();
-            } catch (LockLostException e) {
-                failures.add(e);
-            } catch (IllegalMonitorStateException e) {
-                notHeld++;
-                failures.add(e);
-            } catch (RuntimeException e) {
-                failures.add(e);
+            RuntimeException e = outcomes.get(i);
+            if (e == null) {
+                continue;
             }
+            if (e instanceof IllegalMonitorStateException && !(e instanceof LockLostException)) {
+                notHeld++;
+            }
+            failures.add(e);
         }
         if (notHeld == members.size()) {
             throw new IllegalMonitorStateException(name + " is not held by the current thread");
