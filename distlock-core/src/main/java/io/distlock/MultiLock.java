@@ -26,16 +26,24 @@ import org.jspecify.annotations.Nullable;
  *   A multi-lock is a list of member DistributedLocks, of one client or of several clients and backends, sorted by
  *   name. Names are distinct (checked by of()), so the order is total and the same in every process: it is the
  *   canonical order in which members are taken. The members keep all state: the Lock view's holds and re-entry
- *   counts are the members' per-thread holds, a MultiLockHold is a list of member LockHolds. The multi-lock never
- *   reaches into a client's engine; it calls the public DistributedLock methods only.
+ *   counts are the members' per-thread holds, a MultiLockHold is a list of member LockHolds. The multi-lock calls the
+ *   public DistributedLock methods, and reaches a client's engine only through LockBatches (below), which installs
+ *   holds exactly as the members' own acquires do.
  *
  * Acquiring
- *   Members are taken one after another in canonical order, each waiting as its own lock waits (pub/sub, watches),
+ *   Members are taken in canonical order, each waiting as its own lock waits (pub/sub, watches),
  *   with what is left of one deadline for the whole acquisition. Because every multi-lock takes its members in the
  *   same global order, a cycle of multi-locks each holding a member the next one waits for cannot form: two
  *   multi-locks over overlapping sets never deadlock, whatever order their callers listed the members in. When a
  *   member is not granted within the deadline, or its acquire throws (interrupt, store failure), the members taken
  *   by this call are released in reverse order and the call fails: all or nothing.
+ *
+ *   Together: a fresh acquisition offers each position to LockBatches first. A run of consecutive plain locks of one
+ *   engine whose store AcquiresTogether is tried in one batched attempt; the engine keeps the grants before the first
+ *   busy member and releases the ones after it, so the multi-lock then waits for that member holding only members that
+ *   precede it, as above. The member after a batched attempt is always taken on its own (it was just found busy, or
+ *   is not in the run); after it, the next position is offered to a batch again. Releases go through LockBatches too:
+ *   one batched release per such engine.
  *
  *   A fixed lease starts for each member when that member is granted. If taking the whole set outlasted the lease
  *   (the first member's lease ran out while a later one was awaited) the set is released and taken again, within the
@@ -84,8 +92,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Round trips</h2>
  *
- * <p>Each member costs what its own lock costs: one acquire and one release round trip per member on Redis, for
- * example; members of one client are not batched into fewer round trips.
+ * <p>Members of one client whose store tries and releases several locks together (Redis: the members' scripts
+ * pipelined) are taken in one round trip and released in one, for a fresh acquisition: an uncontended multi-lock over
+ * 8 names of one Redis client costs one round trip to acquire and one to release. When a member is busy, the members
+ * before it are kept, the ones after it released again, and the busy one is awaited on its own, so the canonical order
+ * holds. Other members (other stores, fair locks, read and write locks), re-entrant and asynchronous acquisitions cost
+ * what their own lock costs, one round trip each.
  *
  * <pre>{@code
  * MultiLock transfer = MultiLock.of(redis.lock("account:1"), redis.lock("account:2"), jdbc.lock("ledger"));
