@@ -1,6 +1,7 @@
 package io.distlock;
 
 import io.distlock.internal.Checks;
+import io.distlock.internal.LockBatches;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -25,16 +26,24 @@ import org.jspecify.annotations.Nullable;
  *   A multi-lock is a list of member DistributedLocks, of one client or of several clients and backends, sorted by
  *   name. Names are distinct (checked by of()), so the order is total and the same in every process: it is the
  *   canonical order in which members are taken. The members keep all state: the Lock view's holds and re-entry
- *   counts are the members' per-thread holds, a MultiLockHold is a list of member LockHolds. The multi-lock never
- *   reaches into a client's engine; it calls the public DistributedLock methods only.
+ *   counts are the members' per-thread holds, a MultiLockHold is a list of member LockHolds. The multi-lock calls the
+ *   public DistributedLock methods, and reaches a client's engine only through LockBatches (below), which installs
+ *   holds exactly as the members' own acquires do.
  *
  * Acquiring
- *   Members are taken one after another in canonical order, each waiting as its own lock waits (pub/sub, watches),
+ *   Members are taken in canonical order, each waiting as its own lock waits (pub/sub, watches),
  *   with what is left of one deadline for the whole acquisition. Because every multi-lock takes its members in the
  *   same global order, a cycle of multi-locks each holding a member the next one waits for cannot form: two
  *   multi-locks over overlapping sets never deadlock, whatever order their callers listed the members in. When a
  *   member is not granted within the deadline, or its acquire throws (interrupt, store failure), the members taken
  *   by this call are released in reverse order and the call fails: all or nothing.
+ *
+ *   Together: a fresh acquisition offers each position to LockBatches first. A run of consecutive plain locks of one
+ *   engine whose store AcquiresTogether is tried in one batched attempt; the engine keeps the grants before the first
+ *   busy member and releases the ones after it, so the multi-lock then waits for that member holding only members that
+ *   precede it, as above. The member after a batched attempt is always taken on its own (it was just found busy, or
+ *   is not in the run); after it, the next position is offered to a batch again. Releases go through LockBatches too:
+ *   one batched release per such engine.
  *
  *   A fixed lease starts for each member when that member is granted. If taking the whole set outlasted the lease
  *   (the first member's lease ran out while a later one was awaited) the set is released and taken again, within the
@@ -83,8 +92,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Round trips</h2>
  *
- * <p>Each member costs what its own lock costs: one acquire and one release round trip per member on Redis, for
- * example; members of one client are not batched into fewer round trips.
+ * <p>Members of one client whose store tries and releases several locks together (Redis: the members' scripts
+ * pipelined) are taken in one round trip and released in one, for a fresh acquisition: an uncontended multi-lock over
+ * 8 names of one Redis client costs one round trip to acquire and one to release. When a member is busy, the members
+ * before it are kept, the ones after it released again, and the busy one is awaited on its own, so the canonical order
+ * holds. Other members (other stores, fair locks, read and write locks), re-entrant and asynchronous acquisitions cost
+ * what their own lock costs, one round trip each.
  *
  * <pre>{@code
  * MultiLock transfer = MultiLock.of(redis.lock("account:1"), redis.lock("account:2"), jdbc.lock("ledger"));
@@ -173,17 +186,40 @@ public final class MultiLock implements DistributedLock {
     @Override
     public void lock() {
         boolean fresh = getHoldCount() == 0;
+        boolean together = holdsNone();
         int taken = 0;
         try {
-            for (DistributedLock m : members) {
-                m.lock();
+            while (taken < members.size()) {
+                if (together) {
+                    int got;
+                    try {
+                        got = LockBatches.tryLockRun(members, taken, null, false);
+                    } catch (InterruptedException e) {
+                        throw new AssertionError("an uninterruptible batched attempt was interrupted", e);
+                    }
+                    taken += got;
+                    together = false; // the member after the run (or its busy first) is taken on its own
+                    continue;
+                }
+                members.get(taken).lock();
                 taken++;
+                together = true;
             }
         } catch (RuntimeException e) {
             unlockTaken(taken, e);
             throw e;
         }
         registerThreadHold(fresh);
+    }
+
+    /** Whether the current thread holds none of the members: only then are members tried together. */
+    private boolean holdsNone() {
+        for (DistributedLock m : members) {
+            if (m.getHoldCount() != 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override
@@ -210,11 +246,18 @@ public final class MultiLock implements DistributedLock {
             throw new InterruptedException();
         }
         boolean fresh = getHoldCount() == 0;
+        boolean together = holdsNone();
         int taken = 0;
         try {
-            for (DistributedLock m : members) {
-                m.lockInterruptibly();
+            while (taken < members.size()) {
+                if (together) {
+                    taken += LockBatches.tryLockRun(members, taken, null, true);
+                    together = false;
+                    continue;
+                }
+                members.get(taken).lockInterruptibly();
                 taken++;
+                together = true;
             }
         } catch (InterruptedException | RuntimeException e) {
             unlockTaken(taken, e);
@@ -226,14 +269,27 @@ public final class MultiLock implements DistributedLock {
     @Override
     public boolean tryLock() {
         boolean fresh = getHoldCount() == 0;
+        boolean together = holdsNone();
         int taken = 0;
         try {
-            for (DistributedLock m : members) {
-                if (!m.tryLock()) {
+            while (taken < members.size()) {
+                if (together) {
+                    try {
+                        taken += LockBatches.tryLockRun(members, taken, null, true);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt(); // as a member's tryLock() does
+                        unlockTaken(taken, null);
+                        return false;
+                    }
+                    together = false;
+                    continue;
+                }
+                if (!members.get(taken).tryLock()) {
                     unlockTaken(taken, null);
                     return false;
                 }
                 taken++;
+                together = true;
             }
         } catch (RuntimeException e) {
             unlockTaken(taken, e);
@@ -266,8 +322,19 @@ public final class MultiLock implements DistributedLock {
         while (true) {
             long firstGrant = 0;
             int taken = 0;
+            boolean together = holdsNone();
             try {
-                for (DistributedLock m : members) {
+                while (taken < members.size()) {
+                    if (together) {
+                        int got = LockBatches.tryLockRun(members, taken, lease, true);
+                        if (got > 0 && taken == 0) {
+                            firstGrant = System.nanoTime();
+                        }
+                        taken += got;
+                        together = false;
+                        continue;
+                    }
+                    DistributedLock m = members.get(taken);
                     long left = Math.max(0, deadline - System.nanoTime());
                     boolean got = lease == null
                             ? m.tryLock(left, TimeUnit.NANOSECONDS)
@@ -279,6 +346,7 @@ public final class MultiLock implements DistributedLock {
                     if (taken++ == 0) {
                         firstGrant = System.nanoTime();
                     }
+                    together = true;
                 }
             } catch (InterruptedException | RuntimeException e) {
                 unlockTaken(taken, e);
@@ -349,17 +417,16 @@ public final class MultiLock implements DistributedLock {
     public void unlock() {
         List<RuntimeException> failures = new ArrayList<>();
         int notHeld = 0;
+        List<@Nullable RuntimeException> outcomes = LockBatches.unlockAll(members);
         for (int i = members.size() - 1; i >= 0; i--) {
-            try {
-                members.get(i).unlock();
-            } catch (LockLostException e) {
-                failures.add(e);
-            } catch (IllegalMonitorStateException e) {
-                notHeld++;
-                failures.add(e);
-            } catch (RuntimeException e) {
-                failures.add(e);
+            RuntimeException e = outcomes.get(i);
+            if (e == null) {
+                continue;
             }
+            if (e instanceof IllegalMonitorStateException && !(e instanceof LockLostException)) {
+                notHeld++;
+            }
+            failures.add(e);
         }
         if (notHeld == members.size()) {
             throw new IllegalMonitorStateException(name + " is not held by the current thread");

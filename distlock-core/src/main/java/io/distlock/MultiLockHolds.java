@@ -1,5 +1,6 @@
 package io.distlock;
 
+import io.distlock.internal.LockBatches;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -99,9 +100,16 @@ final class MultiLockHolds implements LockListener {
     /** Takes one hold of every member, in order, waiting as long as it takes. */
     MultiLockHold acquire(List<DistributedLock> members) throws InterruptedException {
         List<LockHold> taken = new ArrayList<>(members.size());
+        boolean together = true;
         try {
-            for (DistributedLock m : members) {
-                taken.add(m.acquire());
+            while (taken.size() < members.size()) {
+                if (together) {
+                    taken.addAll(LockBatches.tryAcquireRun(members, taken.size(), null));
+                    together = false; // the member after the run (or its busy first) is taken on its own
+                    continue;
+                }
+                taken.add(members.get(taken.size()).acquire());
+                together = true;
             }
         } catch (InterruptedException | RuntimeException e) {
             releaseTaken(taken, e);
@@ -121,8 +129,20 @@ final class MultiLockHolds implements LockListener {
         while (true) {
             List<LockHold> taken = new ArrayList<>(members.size());
             long firstGrant = 0;
+            boolean together = true;
             try {
-                for (DistributedLock m : members) {
+                while (taken.size() < members.size()) {
+                    if (together) {
+                        List<LockHold> got = LockBatches.tryAcquireRun(members, taken.size(), lease);
+                        if (!got.isEmpty() && taken.isEmpty()) {
+                            firstGrant = System.nanoTime();
+                        }
+                        taken.addAll(got);
+                        together = false;
+                        continue;
+                    }
+                    together = true;
+                    DistributedLock m = members.get(taken.size());
                     Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
                     Optional<LockHold> h = lease == null ? m.tryAcquire(left) : m.tryAcquire(left, lease);
                     if (h.isEmpty()) {
@@ -245,10 +265,10 @@ final class MultiLockHolds implements LockListener {
                 throw new IllegalMonitorStateException("the hold of " + name + " was already released");
             }
             List<RuntimeException> failures = new ArrayList<>();
+            List<@Nullable RuntimeException> outcomes = LockBatches.releaseAll(members);
             for (int i = members.size() - 1; i >= 0; i--) {
-                try {
-                    members.get(i).release();
-                } catch (RuntimeException e) {
+                RuntimeException e = outcomes.get(i);
+                if (e != null) {
                     failures.add(e);
                 }
             }

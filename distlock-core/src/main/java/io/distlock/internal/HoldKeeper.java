@@ -1,10 +1,13 @@
 package io.distlock.internal;
 
+import io.distlock.spi.AcquiresTogether;
 import io.distlock.spi.ClaimStore;
 import io.distlock.spi.HeldClaim;
 import io.distlock.spi.SessionHolds;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -162,6 +165,55 @@ class HoldKeeper<H extends EngineHold, S extends NameState<H>> implements Watchd
             throw h.lostException();
         }
         h.listeners().released(h.fencingToken());
+    }
+
+    /**
+     * {@link #endInStore} for several holds (of distinct names, begun with {@link #beginRelease}) whose store release is
+     * one batched call. Returns each hold's outcome by position: null when released, else the exception its single
+     * release would throw (lost, or the store's failure).
+     */
+    List<@Nullable RuntimeException> endAllInStore(List<H> holds, AcquiresTogether batch) {
+        int n = holds.size();
+        List<HeldClaim> claims = new ArrayList<>(n);
+        for (H h : holds) {
+            claims.add(h.heldClaim());
+        }
+        List<@Nullable RuntimeException> outcomes = new ArrayList<>(n);
+        List<Boolean> answers;
+        try {
+            answers = batch.releaseAll(claims);
+            if (answers.size() != n) {
+                throw new IllegalStateException(
+                        "the store answered " + answers.size() + " of " + n + " releases made together");
+            }
+        } catch (RuntimeException e) {
+            for (H h : holds) {
+                S s = stateOf.apply(h);
+                ended(s, h);
+                outcomes.add(StoreCalls.storeFailure("release", s.key, e));
+            }
+            return outcomes;
+        }
+        for (int i = 0; i < n; i++) {
+            H h = holds.get(i);
+            S s = stateOf.apply(h);
+            if (Boolean.TRUE.equals(answers.get(i))) {
+                s.mutex.lock();
+                try {
+                    s.released(h);
+                } finally {
+                    s.mutex.unlock();
+                }
+                h.listeners().released(h.fencingToken());
+                outcomes.add(null);
+            } else {
+                ended(s, h);
+                metrics.lost(h.name());
+                h.listeners().lost(h.fencingToken(), null);
+                outcomes.add(h.lostException());
+            }
+        }
+        return outcomes;
     }
 
     private void ended(S s, H h) {

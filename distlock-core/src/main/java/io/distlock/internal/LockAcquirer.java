@@ -1,18 +1,29 @@
 package io.distlock.internal;
 
+import static io.distlock.internal.StoreCalls.interruptedBy;
+import static io.distlock.internal.StoreCalls.storeFailure;
+
+import io.distlock.spi.AcquiresTogether;
+import io.distlock.spi.Attempt;
+import io.distlock.spi.Claim;
 import io.distlock.spi.ClaimStore;
 import io.distlock.spi.FreeSubscriptions;
 import io.distlock.spi.HandsOff;
+import io.distlock.spi.HeldClaim;
 import io.distlock.spi.Lease;
 import io.distlock.spi.Mode;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.QueueOrdered;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /*
  * Overview
@@ -43,9 +54,18 @@ import org.jspecify.annotations.Nullable;
  *   While an attempt is on its way, LockState.attemptsInFlight counts it and its waiter is marked attempting: a release
  *   hands nothing to that waiter and a grant with the wake-up is refused, since the attempt may take the hold itself.
  *   An attempt that fails in transit abandons its claim, so a grant whose answer was lost does not stay unowned.
+ *
+ * Several names at once
+ *   A multi-lock's members of this client are first tried together (tryTogether) when the store AcquiresTogether and
+ *   none of the names has local state (no local holder, waiter or attempt in flight): one batched attempt, never
+ *   queued, and the grants are installed as a single attempt installs its grant. Only the granted members before the
+ *   first busy one (in the order given, the multi-lock's canonical order) are kept; the grants after it are released
+ *   again at once, so the multi-lock waits for that member holding only members that come before it, as when it takes
+ *   its members one by one.
  */
 /** The acquire half of a {@link LockEngine}: re-entry, the attempt loop and its timing; waiting is {@link LockWaiters}. */
 final class LockAcquirer {
+    private static final Logger log = LoggerFactory.getLogger(LockAcquirer.class);
     static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     static final long POLL_BASE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     static final long POLL_CAP_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
@@ -116,6 +136,141 @@ final class LockAcquirer {
             states.exit(s);
             if (interrupted) {
                 Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Tries {@code locks} (distinct names of this client, in the multi-lock's order) in one batched attempt, without
+     * waiting or queueing, for the calling thread or for a fresh handle each. Returns null, having asked the store
+     * nothing, when a name has local state; otherwise the holds of the members granted before the first busy one
+     * (all of them when none was busy). Grants after the first busy member are released again.
+     */
+    @Nullable
+    List<HoldImpl> tryTogether(
+            AcquiresTogether batch,
+            List<EngineLock> locks,
+            boolean threadView,
+            @Nullable Duration fixedLease,
+            boolean interruptible)
+            throws InterruptedException {
+        ensureOpen();
+        long start = ticker.read();
+        int n = locks.size();
+        List<LockState> entered = new ArrayList<>(n);
+        int attempting = 0;
+        try {
+            OwnerId threadOwner = threadView ? engine.threadOwner() : null;
+            for (EngineLock lock : locks) {
+                LockState s = states.enter(lock.name());
+                entered.add(s);
+                s.mutex.lock();
+                try {
+                    if (s.holdsOrWaits() || s.attemptsInFlight > 0) {
+                        return null;
+                    }
+                    s.attemptsInFlight++;
+                    attempting++;
+                } finally {
+                    s.mutex.unlock();
+                }
+            }
+            Lease lease = fixedLease != null ? Lease.fixed(fixedLease) : renewedLease;
+            List<Claim> claims = new ArrayList<>(n);
+            for (LockState s : entered) {
+                OwnerId owner = threadOwner != null ? threadOwner : engine.newHoldOwner();
+                claims.add(Claim.lock(s.key, owner, lease, spareTokens));
+            }
+            long sent = ticker.read();
+            List<Attempt> answers;
+            try {
+                answers = batch.tryAcquireAll(claims);
+                if (answers.size() != n) {
+                    throw new IllegalStateException(
+                            "the store answered " + answers.size() + " of " + n + " attempts made together");
+                }
+            } catch (RuntimeException e) {
+                doneAttempting(entered, attempting);
+                attempting = 0;
+                for (Claim c : claims) {
+                    waiters.abandonQuietly(c.key(), c.owner(), lease); // a grant may have happened, its answer lost
+                }
+                if (interruptible && interruptedBy(e)) {
+                    InterruptedException ie =
+                            new InterruptedException("interrupted while asking the store for " + n + " locks");
+                    ie.initCause(e);
+                    throw ie;
+                }
+                throw storeFailure("acquire", claims.get(0).key(), e);
+            }
+            doneAttempting(entered, attempting);
+            attempting = 0;
+            List<HoldImpl> holds = new ArrayList<>(n);
+            List<HeldClaim> extra = new ArrayList<>();
+            boolean busySeen = false;
+            for (int i = 0; i < n; i++) {
+                Attempt answer = answers.get(i);
+                LockState s = entered.get(i);
+                EngineLock lock = locks.get(i);
+                if (answer instanceof Attempt.Acquired acquired) {
+                    if (busySeen) {
+                        extra.add(claims.get(i).held(acquired.fencingToken()));
+                        continue;
+                    }
+                    HoldImpl h = new HoldImpl(
+                            engine,
+                            s,
+                            lock,
+                            claims.get(i).owner(),
+                            threadView,
+                            acquired.fencingToken(),
+                            fixedLease,
+                            sent,
+                            lease.length().toNanos(),
+                            acquired.spareTokens());
+                    if (threadView) {
+                        s.mutex.lock();
+                        try {
+                            var unused = s.takeLost(h.owner, Mode.EXCLUSIVE); // a fresh hold replaces a lost one
+                        } finally {
+                            s.mutex.unlock();
+                        }
+                    }
+                    install(s, null, h);
+                    metrics.acquired(lock.name(), ticker.read() - start);
+                    lock.fireAcquired(h.fencingToken);
+                    holds.add(h);
+                } else {
+                    busySeen = true;
+                    noteBusy(lock.name());
+                }
+            }
+            if (!extra.isEmpty()) {
+                releaseQuietly(batch, extra, lease);
+            }
+            return holds;
+        } finally {
+            doneAttempting(entered, attempting);
+            for (LockState s : entered) {
+                states.exit(s);
+            }
+        }
+    }
+
+    private static void doneAttempting(List<LockState> entered, int attempting) {
+        for (int i = 0; i < attempting; i++) {
+            attemptDone(entered.get(i));
+        }
+    }
+
+    /** Releases grants the engine never installed; a failure leaves each to its lease after one abandon. */
+    private void releaseQuietly(AcquiresTogether batch, List<HeldClaim> grants, Lease lease) {
+        try {
+            var unused = batch.releaseAll(grants);
+        } catch (RuntimeException e) {
+            log.warn("distlock: could not release {} grants after a busy member; abandoning each", grants.size(), e);
+            for (HeldClaim g : grants) {
+                waiters.abandonQuietly(g.key(), g.owner(), lease);
             }
         }
     }

@@ -6,6 +6,7 @@ import io.distlock.DistributedReadWriteLock;
 import io.distlock.DistributedSemaphore;
 import io.distlock.LockAdmin;
 import io.distlock.LockClient;
+import io.distlock.spi.AcquiresTogether;
 import io.distlock.spi.Claim;
 import io.distlock.spi.ClaimAdmin;
 import io.distlock.spi.ClaimStore;
@@ -13,6 +14,8 @@ import io.distlock.spi.CounterStore;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
 import io.distlock.spi.ReportsLoss;
+import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -31,7 +34,7 @@ import org.slf4j.LoggerFactory;
  *   ClaimAdmin (and a CounterStore where it keeps latches), whose methods are single round trips that never wait
  *   (the store is tryAcquire/tryRelease, the engine is the rest), and says what else it can do by implementing
  *   ability interfaces (HandsOff, GrantsWithWakeUp, ReportsLoss, QueueOrdered, SessionHolds, FreeSubscriptions,
- *   WakesOwners), which the parts below discover once. A lock is an exclusive claim of one permit; the lock parts below run it
+ *   WakesOwners, AcquiresTogether), which the parts below discover once. A lock is an exclusive claim of one permit; the lock parts below run it
  *   with its local fast paths (re-entry, hand-off, succession, grants with the wake-up). Read-write locks and
  *   semaphores run on ClaimEngine over the same store, latches on EngineLatch over the CounterStore; this class is
  *   the client facade of all of them.
@@ -97,6 +100,7 @@ public final class LockEngine implements LockClient {
     private final ThreadLocal<OwnerId> threadOwners;
 
     private final @Nullable ClaimEngine claims;
+    private final @Nullable AcquiresTogether together;
     private final Set<Claim.Kind> kinds;
     private final @Nullable CounterStore counters;
     private final AtomicLong callIds = new AtomicLong();
@@ -124,6 +128,7 @@ public final class LockEngine implements LockClient {
                 : null;
         this.kinds = Set.copyOf(kinds);
         this.counters = store instanceof CounterStore c ? c : null;
+        this.together = store instanceof AcquiresTogether t ? t : null;
         this.admin = new EngineAdmin(adminStore);
         long tick = leases.tickNanos();
         renewer.scheduleWithFixedDelay(this::tickWatchdogs, tick, tick, TimeUnit.NANOSECONDS);
@@ -399,6 +404,32 @@ public final class LockEngine implements LockClient {
 
     void release(HoldImpl h) {
         releaser.release(h);
+    }
+
+    // ---------------------------------------------------------------- several locks at once (LockBatches)
+
+    /** Whether the store tries and releases several locks together. */
+    boolean acquiresTogether() {
+        return together != null;
+    }
+
+    /** See {@link LockAcquirer#tryTogether}; null when the store cannot or a name has local state. */
+    @Nullable
+    List<HoldImpl> tryTogether(
+            List<EngineLock> locks, boolean threadView, @Nullable Duration fixedLease, boolean interruptible)
+            throws InterruptedException {
+        AcquiresTogether t = together;
+        return t == null ? null : acquirer.tryTogether(t, locks, threadView, fixedLease, interruptible);
+    }
+
+    /** See {@link LockReleaser#unlockTogether}; the store must {@link #acquiresTogether()}. */
+    List<@Nullable RuntimeException> unlockTogether(List<EngineLock> locks) {
+        return releaser.unlockTogether(Objects.requireNonNull(together, "together"), locks);
+    }
+
+    /** See {@link LockReleaser#releaseTogether}; the store must {@link #acquiresTogether()}. */
+    List<@Nullable RuntimeException> releaseTogether(List<HoldImpl> holds) {
+        return releaser.releaseTogether(Objects.requireNonNull(together, "together"), holds);
     }
 
     // ---------------------------------------------------------------- helpers

@@ -2,12 +2,15 @@ package io.distlock.internal;
 
 import static io.distlock.internal.StoreCalls.storeFailure;
 
+import io.distlock.spi.AcquiresTogether;
 import io.distlock.spi.Claim;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.HandsOff;
 import io.distlock.spi.Lease;
 import io.distlock.spi.Mode;
 import io.distlock.spi.QueueOrdered;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -54,6 +57,101 @@ final class LockReleaser {
     void unlockThread(EngineLock lock) {
         String name = lock.name();
         states.unlockThread(name, engine.threadOwner(), Mode.EXCLUSIVE, () -> "lock '" + name + "'", this::release);
+    }
+
+    /**
+     * The calling thread's unlock of several locks of this client (distinct names): re-entries are counted down, and
+     * the holds that end go to the store together where no local waiter is there to hand them to. Returns each lock's
+     * outcome by position: null, or the exception its own unlock would throw.
+     */
+    List<@Nullable RuntimeException> unlockTogether(AcquiresTogether batch, List<EngineLock> locks) {
+        int n = locks.size();
+        List<@Nullable HoldImpl> ending = new ArrayList<>(n);
+        List<@Nullable RuntimeException> outcomes = new ArrayList<>(n);
+        for (EngineLock lock : locks) {
+            String name = lock.name();
+            LockState s = states.enter(name);
+            HoldImpl h = null;
+            RuntimeException failure = null;
+            s.mutex.lock();
+            try {
+                h = s.unlockThread(engine.threadOwner(), Mode.EXCLUSIVE, () -> "lock '" + name + "'");
+            } catch (RuntimeException e) {
+                failure = e;
+            } finally {
+                s.mutex.unlock();
+            }
+            if (h != null) {
+                states.enterHeld(s); // kept entered until the hold has ended
+            }
+            states.exit(s);
+            ending.add(h);
+            outcomes.add(failure);
+        }
+        releaseTogether(batch, ending, outcomes);
+        return outcomes;
+    }
+
+    /**
+     * Releases several holds of this client (distinct names) as {@link #release} would, those with no local waiter in
+     * one batched store call. Returns each hold's outcome by position: null, or the exception its release would throw.
+     */
+    List<@Nullable RuntimeException> releaseTogether(AcquiresTogether batch, List<HoldImpl> holds) {
+        List<@Nullable HoldImpl> ending = new ArrayList<>(holds.size());
+        List<@Nullable RuntimeException> outcomes = new ArrayList<>(holds.size());
+        for (HoldImpl h : holds) {
+            states.enterHeld(h.state);
+            ending.add(h);
+            outcomes.add(null);
+        }
+        releaseTogether(batch, ending, outcomes);
+        return outcomes;
+    }
+
+    /** Ends the holds in {@code ending} (each entered once by the caller), setting their outcomes; exits them. */
+    private void releaseTogether(
+            AcquiresTogether batch, List<@Nullable HoldImpl> ending, List<@Nullable RuntimeException> outcomes) {
+        List<HoldImpl> together = new ArrayList<>(ending.size());
+        List<Integer> positions = new ArrayList<>(ending.size());
+        try {
+            for (int i = 0; i < ending.size(); i++) {
+                HoldImpl h = ending.get(i);
+                if (h == null) {
+                    continue;
+                }
+                LockState s = h.state;
+                boolean waited;
+                s.mutex.lock();
+                try {
+                    waited = !s.waiters.isEmpty();
+                } finally {
+                    s.mutex.unlock();
+                }
+                try {
+                    if (waited) {
+                        releaseEntered(h); // a local waiter may take it over: the single release's path
+                    } else {
+                        leases.beginRelease(h);
+                        together.add(h);
+                        positions.add(i);
+                    }
+                } catch (RuntimeException e) {
+                    outcomes.set(i, e);
+                }
+            }
+            if (!together.isEmpty()) {
+                List<@Nullable RuntimeException> ended = leases.endAllInStore(together, batch);
+                for (int k = 0; k < together.size(); k++) {
+                    outcomes.set(positions.get(k), ended.get(k));
+                }
+            }
+        } finally {
+            for (HoldImpl h : ending) {
+                if (h != null) {
+                    states.exit(h.state);
+                }
+            }
+        }
     }
 
     void release(HoldImpl h) {

@@ -31,7 +31,7 @@ import java.util.Set;
  * <h2>Abilities</h2>
  * What a store can do beyond these steps it says by implementing interfaces the engine discovers once: {@link
  * HandsOff}, {@link GrantsWithWakeUp}, {@link ReportsLoss}, {@link FreeSubscriptions}, {@link QueueOrdered}, {@link
- * SessionHolds}, {@link WakesOwners}; {@link ClaimAdmin} for the operator's steps and {@link CounterStore} for count-down latches.
+ * SessionHolds}, {@link WakesOwners}, {@link AcquiresTogether}; {@link ClaimAdmin} for the operator's steps and {@link CounterStore} for count-down latches.
  */
 public interface ClaimStore extends AutoCloseable {
 

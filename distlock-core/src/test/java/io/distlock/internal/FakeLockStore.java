@@ -1,6 +1,7 @@
 package io.distlock.internal;
 
 import io.distlock.LockInfo;
+import io.distlock.spi.AcquiresTogether;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.Claim;
 import io.distlock.spi.ClaimAdmin;
@@ -46,7 +47,8 @@ final class FakeLockStore
                 GrantsWithWakeUp,
                 ReportsLoss,
                 QueueOrdered,
-                FreeSubscriptions {
+                FreeSubscriptions,
+                AcquiresTogether {
     final Map<String, OwnerId> holders = new HashMap<>();
     final Map<String, Long> fences = new HashMap<>();
     final Map<String, List<Runnable>> subscribers = new ConcurrentHashMap<>();
@@ -63,6 +65,13 @@ final class FakeLockStore
     boolean queuesEveryWaiter;
     /** Makes {@link #view} FreeSubscriptions. */
     boolean subscribesFreely;
+    /** Makes {@link #view} AcquiresTogether. */
+    boolean acquiresTogether;
+    /** What the store saw, in order: "acquire a", "release a", "acquireAll [a, b]", "releaseAll [a, b]". */
+    final List<String> log = new CopyOnWriteArrayList<>();
+
+    final AtomicInteger tryAcquireAllCalls = new AtomicInteger();
+    final AtomicInteger releaseAllCalls = new AtomicInteger();
     /** Makes {@link #view} keep leases of its own (false: SessionHolds). */
     boolean expiresHolds = true;
     /** The holds the engine ended with abandonHold. */
@@ -107,7 +116,36 @@ final class FakeLockStore
                 Thread.currentThread().interrupt();
             }
         }
+        log.add("acquire " + claim.key().name());
         return tryAcquireNow(claim.key(), claim.owner(), claim.spareTokens());
+    }
+
+    @Override
+    public List<Attempt> tryAcquireAll(List<Claim> claims) {
+        tryAcquireAllCalls.incrementAndGet();
+        log.add("acquireAll " + claims.stream().map(c -> c.key().name()).toList());
+        List<Attempt> answers = new ArrayList<>();
+        for (Claim c : claims) {
+            answers.add(tryAcquireNow(c.key(), c.owner(), c.spareTokens()));
+        }
+        tryAcquireCalls.addAndGet(-claims.size()); // counted as one batched call, not as single attempts
+        return answers;
+    }
+
+    @Override
+    public List<Boolean> releaseAll(List<HeldClaim> holds) {
+        releaseAllCalls.incrementAndGet();
+        log.add("releaseAll " + holds.stream().map(h -> h.key().name()).toList());
+        maybeFail();
+        List<Boolean> answers = new ArrayList<>();
+        for (HeldClaim h : holds) {
+            boolean released = releaseQuietly(h.key(), h.owner());
+            if (released) {
+                publish(h.key().name());
+            }
+            answers.add(released);
+        }
+        return answers;
     }
 
     private synchronized Attempt tryAcquireNow(LockKey key, OwnerId owner, int asked) {
@@ -151,6 +189,7 @@ final class FakeLockStore
     @Override
     public boolean release(HeldClaim hold) {
         releaseCalls.incrementAndGet();
+        log.add("release " + hold.key().name());
         maybeFail();
         boolean released = releaseQuietly(hold.key(), hold.owner());
         if (released) {
@@ -306,6 +345,9 @@ final class FakeLockStore
         }
         if (subscribesFreely) {
             abilities.add(FreeSubscriptions.class);
+        }
+        if (acquiresTogether) {
+            abilities.add(AcquiresTogether.class);
         }
         return (View) Proxy.newProxyInstance(
                 FakeLockStore.class.getClassLoader(), abilities.toArray(new Class<?>[0]), (proxy, method, args) -> {

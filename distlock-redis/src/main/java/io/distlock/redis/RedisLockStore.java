@@ -1,6 +1,7 @@
 package io.distlock.redis;
 
 import io.distlock.LockInfo;
+import io.distlock.spi.AcquiresTogether;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.Claim;
 import io.distlock.spi.ClaimAdmin;
@@ -24,6 +25,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
@@ -72,6 +74,14 @@ import org.jspecify.annotations.Nullable;
  *   name contended lately; when the lean script finds a waiting client it changes nothing, and the full
  *   lock-release.lua, which gives the lock on, runs instead.
  *
+ * Several locks at once (AcquiresTogether)
+ *   A multi-lock's members of this client are tried with one lock-acquire.lua each (the plain attempt: never queued,
+ *   no waiting-client entry) and released with one lock-release-lean.lua each (lock-release.lua for names seen
+ *   contended), all sent before any answer is awaited: they pipeline on the one connection, so the set costs one round
+ *   trip (on a Cluster, one per node the names live on). Each script stays atomic for its own name only; the names are
+ *   not taken atomically together. A lean release that finds a waiting client is followed by one more pipelined step
+ *   of full releases for those names. With replica acknowledgements each attempt is made and awaited on its own.
+ *
  * Renewal
  *   All holds of a client, of every kind, in one script per slot group and kind (standalone: per 1,000 holds), all
  *   sent at once (RenewBatches), so a watchdog tick costs one round trip per node. No hold counts as renewed unless
@@ -89,7 +99,14 @@ import org.jspecify.annotations.Nullable;
  */
 /** The {@link ClaimStore} of Redis, and its {@link ClaimAdmin}; see the overview comment in the source. */
 final class RedisLockStore
-        implements ClaimStore, ClaimAdmin, CounterStore, HandsOff, FreeSubscriptions, GrantsWithWakeUp, WakesOwners {
+        implements ClaimStore,
+                ClaimAdmin,
+                CounterStore,
+                HandsOff,
+                FreeSubscriptions,
+                GrantsWithWakeUp,
+                WakesOwners,
+                AcquiresTogether {
     private static final Set<Claim.Kind> KINDS =
             Set.of(Claim.Kind.LOCK, Claim.Kind.READ_WRITE_LOCK, Claim.Kind.SEMAPHORE);
 
@@ -272,6 +289,123 @@ final class RedisLockStore
         }
         long v = answer;
         return v > 0 ? List.of(1L, v, (long) spare) : List.of(0L, -v);
+    }
+
+    @Override
+    public List<Attempt> tryAcquireAll(List<Claim> claims) {
+        List<Attempt> answers = new ArrayList<>(claims.size());
+        if (replicaAcks.required()) {
+            for (Claim c : claims) {
+                answers.add(tryAcquire(c, false)); // each grant waits for its replicas on its own connection
+            }
+            return answers;
+        }
+        List<CompletableFuture<Long>> sent = new ArrayList<>(claims.size());
+        for (Claim c : claims) {
+            if (c.kind() != Claim.Kind.LOCK) {
+                throw new IllegalArgumentException("only locks are tried together: " + c);
+            }
+            KeyLayout.NameKeys keys = layout.keys(c.key().name());
+            sent.add(commands.eval(
+                    LuaScript.LOCK_ACQUIRE,
+                    ScriptOutputType.INTEGER,
+                    new String[] {keys.hold, keys.fence},
+                    c.owner().value(),
+                    millis(c.lease().length()),
+                    Integer.toString(c.spareTokens())));
+        }
+        List<Long> raw = awaitAll(sent);
+        for (int i = 0; i < claims.size(); i++) {
+            Claim c = claims.get(i);
+            List<Object> answer = expandPlainAnswer(raw.get(i), c.spareTokens());
+            if (LuaScript.number(answer, 0) == 1) {
+                answers.add(Attempt.acquired(LuaScript.number(answer, 1), c.spareTokens()));
+            } else {
+                contended.add(layout.tag(c.key().name()));
+                answers.add(Attempt.busy(Duration.ofMillis(LuaScript.number(answer, 1))));
+            }
+        }
+        return answers;
+    }
+
+    @Override
+    public List<Boolean> releaseAll(List<HeldClaim> holds) {
+        int n = holds.size();
+        List<CompletableFuture<Long>> sent = new ArrayList<>(n);
+        boolean[] full = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            HeldClaim h = holds.get(i);
+            if (h.kind() != Claim.Kind.LOCK) {
+                throw new IllegalArgumentException("only locks are released together: " + h);
+            }
+            KeyLayout.NameKeys keys = layout.keys(h.key().name());
+            full[i] = contended.contains(keys.tag);
+            sent.add(full[i] ? fullRelease(keys.tag, h.owner()) : leanRelease(keys, h.owner()));
+        }
+        List<Long> raw = awaitAll(sent);
+        List<Integer> again = new ArrayList<>();
+        List<CompletableFuture<Long>> resent = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Long r = raw.get(i);
+            if (!full[i] && r != null && r == 2L) {
+                // a client waits for this name: the full release gives the lock on
+                String tag = layout.tag(holds.get(i).key().name());
+                contended.add(tag);
+                again.add(i);
+                resent.add(fullRelease(tag, holds.get(i).owner()));
+            }
+        }
+        List<Long> fullAnswers = awaitAll(resent);
+        for (int k = 0; k < again.size(); k++) {
+            raw.set(again.get(k), fullAnswers.get(k));
+        }
+        List<Boolean> answers = new ArrayList<>(n);
+        for (Long r : raw) {
+            answers.add(r != null && r == 1L);
+        }
+        return answers;
+    }
+
+    private CompletableFuture<Long> leanRelease(KeyLayout.NameKeys keys, OwnerId owner) {
+        return commands.eval(
+                LuaScript.LOCK_RELEASE_LEAN,
+                ScriptOutputType.INTEGER,
+                new String[] {keys.hold, keys.queue(), keys.wakeOrder()},
+                owner.value());
+    }
+
+    private CompletableFuture<Long> fullRelease(String tag, OwnerId owner) {
+        return commands.eval(
+                LuaScript.LOCK_RELEASE,
+                ScriptOutputType.INTEGER,
+                KeyLayout.wakeKeys(tag),
+                owner.value(),
+                channels.prefix(tag),
+                channels.publish(),
+                tag,
+                WaitRegistry.CLAIM_MILLIS);
+    }
+
+    /** Awaits every command sent (each bounded by the timeout); throws the first failure after all have ended. */
+    private <T> List<@Nullable T> awaitAll(List<CompletableFuture<T>> sent) {
+        List<@Nullable T> answers = new ArrayList<>(sent.size());
+        RuntimeException failure = null;
+        for (CompletableFuture<T> f : sent) {
+            try {
+                answers.add(commands.await(f));
+            } catch (RuntimeException e) {
+                answers.add(null);
+                if (failure == null) {
+                    failure = e;
+                } else if (failure.getSuppressed().length < 3) {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        return answers;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.distlock.testkit;
 
 import io.distlock.LockInfo;
+import io.distlock.spi.AcquiresTogether;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.Claim;
 import io.distlock.spi.ClaimAdmin;
@@ -38,7 +39,7 @@ import java.util.Set;
  *   queue position.
  */
 /** One client's view of an {@link InMemoryLockServer}: the store the engine drives. */
-class InMemoryLockStore implements ClaimStore, ClaimAdmin, CounterStore, HandsOff {
+class InMemoryLockStore implements ClaimStore, ClaimAdmin, CounterStore, HandsOff, AcquiresTogether {
     /** The most spare tokens a lock's grant reserves, whatever the claim asks. */
     static final int SPARE_TOKEN_CAP = 3;
 
@@ -69,6 +70,25 @@ class InMemoryLockStore implements ClaimStore, ClaimAdmin, CounterStore, HandsOf
         long r = server.tryAcquire(
                 claim.key().name(), claim.owner(), claim.lease().length().toNanos(), queue, strictQueue, spare);
         return r > 0 ? Attempt.acquired(r, spare) : Attempt.busy(Duration.ofNanos(-r));
+    }
+
+    /** Each claim in turn: the server has no round trips to save, but the engine's batched path runs. */
+    @Override
+    public List<Attempt> tryAcquireAll(List<Claim> claims) {
+        List<Attempt> answers = new ArrayList<>(claims.size());
+        for (Claim c : claims) {
+            answers.add(tryAcquire(c, false));
+        }
+        return answers;
+    }
+
+    @Override
+    public List<Boolean> releaseAll(List<HeldClaim> holds) {
+        List<Boolean> answers = new ArrayList<>(holds.size());
+        for (HeldClaim h : holds) {
+            answers.add(release(h));
+        }
+        return answers;
     }
 
     @Override
