@@ -122,6 +122,11 @@ final class LockAttempt {
                     attempt = competing && (w == null || w.signalled || now - nextTryAt >= 0);
                 }
                 if (attempt) {
+                    // the first attempt of a waiter that may wait, on a store whose queue is the order, takes its
+                    // place in that queue at once when no other attempt of this client is on its way: one that did
+                    // not would write its entry, delete it again on a busy answer, and queue behind every client
+                    // that came meanwhile on its next attempt
+                    queueAttempt = w == null && mayWait && a.queueOrdered && !queued && s.attemptsInFlight == 0;
                     s.attemptsInFlight++;
                     wakeUpsBefore = s.wakeUps;
                 }
@@ -204,13 +209,14 @@ final class LockAttempt {
                 a.noteBusy(lock.name());
                 if (w == null) {
                     // subscribe, then re-check at once; an attempt made while subscribed was that re-check, unless a
-                    // wake-up came while it was on its way (it found no waiter to wake)
-                    this.w = join(subscribed ? wakeUpsBefore : LockWaiters.JOIN_TRY);
+                    // wake-up came while it was on its way (it found no waiter to wake). A queueing attempt left a
+                    // place in the store's queue, which the waiter gives back if it gives up.
+                    this.w = join(subscribed ? wakeUpsBefore : LockWaiters.JOIN_TRY, queueAttempt);
                     continue;
                 }
             } else if (w == null) {
                 // a local owner holds the lock: wait for its release without asking the store
-                this.w = join(LockWaiters.JOIN_QUIET);
+                this.w = join(LockWaiters.JOIN_QUIET, false);
                 continue;
             }
 
@@ -228,8 +234,8 @@ final class LockAttempt {
         }
     }
 
-    private Waiter join(int wakeUpsSeen) {
+    private Waiter join(int wakeUpsSeen, boolean inStoreQueue) {
         Runnable r = wake != null ? wake : Waiter.unparker(Thread.currentThread());
-        return a.waiters.join(s, lock, owner, threadView, fixedLease, queued, wakeUpsSeen, r);
+        return a.waiters.join(s, lock, owner, threadView, fixedLease, queued, inStoreQueue, wakeUpsSeen, r);
     }
 }

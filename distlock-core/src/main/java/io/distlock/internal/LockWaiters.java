@@ -69,7 +69,10 @@ final class LockWaiters {
     /**
      * Adds a waiter to the local queue. {@code wakeUpsSeen} is JOIN_TRY (it tries at once), JOIN_QUIET (it waits), or
      * the state's wake-up count when the caller's attempt was sent: it tries at once if a wake-up came since (it found
-     * no waiter to wake). {@code wake} is how the waiter is woken: its thread unparked, or its next step scheduled.
+     * no waiter to wake). {@code inStoreQueue}: that attempt left the waiter a place in the store's queue; it keeps it
+     * only while no other local waiter talks to the store (a non-fair lock's waiters of one client line up behind the
+     * first), and gives it back otherwise. {@code wake} is how the waiter is woken: its thread unparked, or its next
+     * step scheduled.
      */
     Waiter join(
             LockState s,
@@ -78,15 +81,22 @@ final class LockWaiters {
             boolean threadView,
             @Nullable Duration fixedLease,
             boolean queued,
+            boolean inStoreQueue,
             int wakeUpsSeen,
             Runnable wake) {
         Waiter w = new Waiter(lock, owner, threadView, fixedLease, queued, wake);
+        boolean giveBack;
         s.mutex.lock();
         try {
+            giveBack = inStoreQueue && s.firstLocal() != null;
+            w.inStoreQueue = inStoreQueue && !giveBack;
             s.waiters.addLast(w);
             w.signalled = wakeUpsSeen == JOIN_TRY || (wakeUpsSeen != JOIN_QUIET && s.wakeUps != wakeUpsSeen);
         } finally {
             s.mutex.unlock();
+        }
+        if (giveBack) {
+            abandonQuietly(s.key, owner, fixedLease != null ? Lease.fixed(fixedLease) : renewedLease);
         }
         return w;
     }

@@ -44,7 +44,9 @@ import org.slf4j.LoggerFactory;
  * The queue mirror
  *   The same events keep a mirror of the name's queue: the create revisions of the keys under the prefix. A queued
  *   waiter that finds an older key in the mirror (showsOlderThan) knows it is not the head without a round trip, and
- *   the delete of that key will wake it, since a delete is applied to the mirror before the wake-up runs.
+ *   the delete of that key will wake it, since a delete is applied to the mirror before the wake-up runs. A waiter's
+ *   own key whose put event has not arrived yet (its revision is newer than every event the mirror has seen) counts as
+ *   there: a wake-up by an earlier delete that comes while the enqueue is on its way costs no round trip either.
  *
  * What a waiter depends on
  *   A waiting read-write lock or semaphore claim records the keys ahead of it that block it, with their permits
@@ -148,6 +150,7 @@ final class EtcdWatches {
         private final HashMap<Long, Dependency> dependencies = new HashMap<>(); // by the waiter's key revision
         private final List<WatchEvent> pending = new ArrayList<>(); // events that came before the read's answer
         private long snapshotRevision = -1; // the revision of the read the mirror starts from; -1 until it answers
+        private long seenThrough = -1; // the newest revision the mirror has: the read's, or a later event's
         private CompletableFuture<Void> created = new CompletableFuture<>();
         private boolean healthy;
         private long generation; // the watcher whose callbacks count; older ones were closed by us
@@ -201,6 +204,7 @@ final class EtcdWatches {
                     byKey.put(kvp.getKey(), kvp.getCreateRevision());
                 }
                 snapshotRevision = snapshot.getHeader().getRevision();
+                seenThrough = snapshotRevision;
                 for (WatchEvent event : pending) {
                     deleted |= apply(event);
                 }
@@ -218,7 +222,13 @@ final class EtcdWatches {
         boolean hasOlderThan(long revision) {
             lock.lock();
             try {
-                return healthy && byRevision.containsKey(revision) && byRevision.firstKey() < revision;
+                // the key is in the mirror, or is newer than anything the mirror has seen yet (its put event is on
+                // its way: events come in revision order, so one that is not there once the mirror has passed its
+                // revision was deleted)
+                return healthy
+                        && (byRevision.containsKey(revision) || revision > seenThrough)
+                        && !byRevision.isEmpty()
+                        && byRevision.firstKey() < revision;
             } finally {
                 lock.unlock();
             }
@@ -286,6 +296,7 @@ final class EtcdWatches {
             if (kvp.getModRevision() <= snapshotRevision) {
                 return false;
             }
+            seenThrough = Math.max(seenThrough, kvp.getModRevision());
             if (event.getEventType() == WatchEvent.EventType.DELETE) {
                 Long rev = byKey.remove(kvp.getKey());
                 if (rev != null) {
