@@ -26,7 +26,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
 /*
@@ -383,7 +382,7 @@ public final class EtcdBench {
     }
 
     /** jetcd's Lock client as a {@link Lock}: lock(name, lease) then unlock(ownership key). */
-    static class JetcdLock implements Lock {
+    static class JetcdLock extends LockAndUnlockOnly {
         private final Client client;
         private final ByteSequence name;
         private final java.util.function.LongSupplier lease;
@@ -420,26 +419,6 @@ public final class EtcdBench {
             } catch (Exception e) {
                 throw new IllegalStateException("jetcd unlock failed: " + e, e);
             }
-        }
-
-        @Override
-        public void lockInterruptibly() {
-            lock();
-        }
-
-        @Override
-        public boolean tryLock() {
-            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
-        }
-
-        @Override
-        public boolean tryLock(long time, TimeUnit unit) {
-            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
-        }
-
-        @Override
-        public Condition newCondition() {
-            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
         }
     }
 }

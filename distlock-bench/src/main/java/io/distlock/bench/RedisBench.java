@@ -41,7 +41,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.LockSupport;
 import org.redisson.Redisson;
@@ -1335,7 +1334,7 @@ public final class RedisBench {
     }
 
     /** The reference lock: SET key token NX PX 30000, released by an owner-checked script; polls every 0.2 ms. */
-    static class BareLock implements Lock {
+    static class BareLock extends LockAndUnlockOnly {
         static final String RELEASE =
                 "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
         private static final AtomicLong TOKENS = new AtomicLong();
@@ -1371,26 +1370,6 @@ public final class RedisBench {
             if (n == null || n != 1L) {
                 throw new IllegalMonitorStateException("not held: " + key);
             }
-        }
-
-        @Override
-        public void lockInterruptibly() {
-            lock();
-        }
-
-        @Override
-        public boolean tryLock() {
-            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
-        }
-
-        @Override
-        public boolean tryLock(long time, TimeUnit unit) {
-            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
-        }
-
-        @Override
-        public Condition newCondition() {
-            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
         }
     }
 

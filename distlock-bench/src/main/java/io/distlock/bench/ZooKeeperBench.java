@@ -18,7 +18,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -628,7 +627,7 @@ public final class ZooKeeperBench {
     }
 
     /** A create and a delete of one ephemeral node as lock() and unlock(): no lock at all, the writes alone. */
-    static final class RawNodeLock implements Lock {
+    static final class RawNodeLock extends LockAndUnlockOnly {
         private static final byte[] EMPTY = new byte[0];
         private final CuratorFramework client;
         private final String path;
@@ -663,30 +662,10 @@ public final class ZooKeeperBench {
                 throw new IllegalStateException(e);
             }
         }
-
-        @Override
-        public void lockInterruptibly() {
-            lock();
-        }
-
-        @Override
-        public boolean tryLock() {
-            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
-        }
-
-        @Override
-        public boolean tryLock(long time, @Nullable TimeUnit unit) {
-            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
-        }
-
-        @Override
-        public Condition newCondition() {
-            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
-        }
     }
 
     /** InterProcessMutex as a {@link Lock} (acquire/release; Curator's checked exceptions become unchecked). */
-    static final class MutexLock implements Lock {
+    static final class MutexLock extends LockAndUnlockOnly {
         private final InterProcessMutex mutex;
 
         MutexLock(InterProcessMutex mutex) {
@@ -709,26 +688,6 @@ public final class ZooKeeperBench {
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
-        }
-
-        @Override
-        public void lockInterruptibly() {
-            lock();
-        }
-
-        @Override
-        public boolean tryLock() {
-            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
-        }
-
-        @Override
-        public boolean tryLock(long time, @Nullable TimeUnit unit) {
-            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
-        }
-
-        @Override
-        public Condition newCondition() {
-            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
         }
     }
 }

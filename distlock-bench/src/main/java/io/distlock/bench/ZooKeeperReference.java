@@ -8,7 +8,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -229,7 +228,7 @@ final class ZooKeeperReference {
     }
 
     /** lock() and unlock() of one kind on one queue; the held entry is kept per thread. */
-    static final class QueueLock implements Lock {
+    static final class QueueLock extends LockAndUnlockOnly {
         private final Queue queue;
         private final Kind kind;
         private final boolean reread;
@@ -268,26 +267,6 @@ final class ZooKeeperReference {
             } catch (KeeperException e) {
                 throw new IllegalStateException(e);
             }
-        }
-
-        @Override
-        public void lockInterruptibly() {
-            lock();
-        }
-
-        @Override
-        public boolean tryLock() {
-            throw new UnsupportedOperationException("the reference has lock() and unlock() only");
-        }
-
-        @Override
-        public boolean tryLock(long time, @Nullable TimeUnit unit) {
-            throw new UnsupportedOperationException("the reference has lock() and unlock() only");
-        }
-
-        @Override
-        public Condition newCondition() {
-            throw new UnsupportedOperationException("the reference has lock() and unlock() only");
         }
     }
 }

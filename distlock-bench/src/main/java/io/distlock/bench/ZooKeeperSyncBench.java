@@ -16,8 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
@@ -291,31 +289,8 @@ public final class ZooKeeperSyncBench {
         });
     }
 
-    /** A lock-shaped view for the harness: lock() and unlock() only. */
-    private abstract static class BodyLock implements Lock {
-        @Override
-        public void lockInterruptibly() {
-            lock();
-        }
-
-        @Override
-        public boolean tryLock() {
-            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
-        }
-
-        @Override
-        public boolean tryLock(long time, @Nullable TimeUnit unit) {
-            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
-        }
-
-        @Override
-        public Condition newCondition() {
-            throw new UnsupportedOperationException("the benchmark uses lock() and unlock() only");
-        }
-    }
-
     /** One permit of a distlock semaphore, the hold kept per thread. */
-    private static final class PermitLock extends BodyLock {
+    private static final class PermitLock extends LockAndUnlockOnly {
         private final DistributedSemaphore semaphore;
         private final ThreadLocal<@Nullable PermitHold> hold = new ThreadLocal<>();
 
@@ -344,7 +319,7 @@ public final class ZooKeeperSyncBench {
     }
 
     /** A Curator InterProcessLock (a read or write lock of InterProcessReadWriteLock). */
-    private static final class RecipeLock extends BodyLock {
+    private static final class RecipeLock extends LockAndUnlockOnly {
         private final InterProcessLock lock;
 
         RecipeLock(InterProcessLock lock) {
@@ -371,7 +346,7 @@ public final class ZooKeeperSyncBench {
     }
 
     /** One lease of a Curator InterProcessSemaphoreV2, the lease kept per thread. */
-    private static final class LeaseLock extends BodyLock {
+    private static final class LeaseLock extends LockAndUnlockOnly {
         private final InterProcessSemaphoreV2 semaphore;
         private final ThreadLocal<@Nullable Lease> lease = new ThreadLocal<>();
 
