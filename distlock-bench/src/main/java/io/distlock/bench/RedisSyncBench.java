@@ -87,6 +87,11 @@ final class RedisSyncBench {
     }
 
     private Config redissonConfig() {
+        return redissonConfig(host, port);
+    }
+
+    /** The Redisson client both Redis synchronizer benchmarks compare against: one server, small pools. */
+    static Config redissonConfig(String host, int port) {
         Config c = new Config();
         c.useSingleServer()
                 .setAddress("redis://" + host + ":" + port)

@@ -71,16 +71,7 @@ final class RedisSyncRefBench {
     }
 
     private Config redissonConfig() {
-        Config c = new Config();
-        c.useSingleServer()
-                .setAddress("redis://" + host + ":" + port)
-                .setConnectionMinimumIdleSize(2)
-                .setConnectionPoolSize(8)
-                .setSubscriptionConnectionMinimumIdleSize(1)
-                .setSubscriptionConnectionPoolSize(8);
-        c.setNettyThreads(4);
-        c.setThreads(4);
-        return c;
+        return RedisSyncBench.redissonConfig(host, port);
     }
 
     private LockClient distlock() {
