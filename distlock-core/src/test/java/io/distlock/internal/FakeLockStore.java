@@ -102,6 +102,9 @@ final class FakeLockStore
         return Set.of(Claim.Kind.LOCK);
     }
 
+    /** The {@code queue} argument of each tryAcquire call, in order. */
+    final List<Boolean> acquireQueueFlags = new CopyOnWriteArrayList<>();
+
     /** The spare tokens the engine asked for in the last claim. */
     volatile int askedSpareTokens = -1;
 
@@ -117,6 +120,7 @@ final class FakeLockStore
             }
         }
         log.add("acquire " + claim.key().name());
+        acquireQueueFlags.add(queue);
         return tryAcquireNow(claim.key(), claim.owner(), claim.spareTokens());
     }
 
@@ -175,6 +179,7 @@ final class FakeLockStore
 
     @Override
     public void abandon(Claim claim) {
+        log.add("abandon " + claim.key().name());
         var unused = releaseQuietly(claim.key(), claim.owner());
     }
 

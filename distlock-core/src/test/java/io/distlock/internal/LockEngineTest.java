@@ -580,6 +580,72 @@ class LockEngineTest {
                 .isEqualTo(5);
     }
 
+    @Test
+    void firstWaitingAttempt_onAQueueOrderedStore_takesItsPlaceInTheQueue() throws Exception {
+        FakeLockStore own = new FakeLockStore();
+        own.queuesEveryWaiter = true;
+        DistributedLock remoteLock = engineOn(own).lock("q");
+        DistributedLock lock = engineOn(own).lock("q");
+        remoteLock.lock();
+        own.acquireQueueFlags.clear();
+        Thread waiter = new Thread(() -> {
+            lock.lock();
+            lock.unlock();
+        });
+        waiter.start();
+        awaitParked(waiter);
+        // its first attempt queues at once; the re-check after subscribing keeps the place
+        assertThat(own.acquireQueueFlags)
+                .as("queue argument of the waiter's attempts")
+                .isNotEmpty()
+                .containsOnly(true);
+        assertThat(own.log).as("the place is kept while it waits").doesNotContain("abandon q");
+        remoteLock.unlock();
+        waiter.join(5000);
+        assertThat(waiter.isAlive()).isFalse();
+        assertThat(own.holders).isEmpty();
+    }
+
+    @Test
+    void queuedAttempt_findingALocalWaiterAhead_givesItsPlaceBack() throws Exception {
+        FakeLockStore own = new FakeLockStore();
+        own.queuesEveryWaiter = true;
+        DistributedLock remoteLock = engineOn(own).lock("q");
+        DistributedLock lock = engineOn(own).lock("q");
+        remoteLock.lock();
+        Runnable lockUnlock = () -> {
+            lock.lock();
+            lock.unlock();
+        };
+        Thread early = new Thread(lockUnlock);
+        own.delayedThread = early;
+        early.start(); // queues (no attempt in flight), and is held on its way to the store
+        assertThat(own.delayedArrived.await(5, TimeUnit.SECONDS)).isTrue();
+        Thread late = new Thread(lockUnlock);
+        late.start(); // an attempt is in flight: it does not queue, is told busy and becomes the first local waiter
+        awaitParked(late);
+        own.gate.countDown();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!own.log.contains("abandon q") && System.nanoTime() < deadline) {
+            Thread.sleep(5); // the early attempt's busy answer comes back
+        }
+        assertThat(own.log.stream().filter(l -> l.startsWith("abandon")))
+                .as("the early attempt's place is given back: one client keeps one place for a non-fair lock")
+                .containsExactly("abandon q");
+        remoteLock.unlock();
+        early.join(5000);
+        late.join(5000);
+        assertThat(early.isAlive()).isFalse();
+        assertThat(late.isAlive()).isFalse();
+        assertThat(own.holders).isEmpty();
+    }
+
+    private LockEngine engineOn(FakeLockStore own) {
+        LockEngine e = LockEngine.create(own.view(), EngineConfig.defaults());
+        engines.add(e);
+        return e;
+    }
+
     /** Five threads of one client wait behind a holder; returns how many of the six releases handed off. */
     private int handOffChain(boolean queueOrdered) throws Exception {
         FakeLockStore own = new FakeLockStore();
