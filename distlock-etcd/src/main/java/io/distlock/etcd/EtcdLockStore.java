@@ -246,6 +246,11 @@ final class EtcdLockStore implements ClaimStore, CounterStore, ClaimAdmin, Queue
         return watches.subscribe(key, wakeUp);
     }
 
+    /** How many etcd watches this store keeps open, idle ones included. */
+    int openWatches() {
+        return watches.openWatches();
+    }
+
     @Override
     public Optional<LockInfo> inspect(LockKey key) {
         ensureOpen();

@@ -55,6 +55,14 @@ import org.slf4j.LoggerFactory;
  *   that the released key was holding back ask etcd. Keys only join a queue at its end, so the set a waiter depends on
  *   can only shrink; a grant is always confirmed by etcd.
  *
+ * Idle watches
+ *   The engine drops a name's subscription when nobody of the client waits or holds; a client that comes back to the
+ *   name at once (a lock taken again and again across clients) would pay the watch's creation and the queue read every
+ *   time. A closed subscription's watch therefore stays open, idle, for LINGER (at most MAX_IDLE of them): its events
+ *   keep the mirror current and wake nobody. A subscription to the name within that time takes it over with no round
+ *   trip; otherwise it is closed. Handing it over and applying an event are under the watch's lock, so an event is
+ *   either in the mirror before the new subscriber looks, or wakes the new subscriber.
+ *
  * Broken watches
  *   A watch that jetcd reports failed or closed stops being trusted at once (the mirror answers nothing), wakes the
  *   waiters so they re-check in etcd, and is restarted half a second later from a fresh read. Callbacks of a watcher
@@ -72,7 +80,13 @@ final class EtcdWatches {
     private final ScheduledThreadPoolExecutor scheduler; // restarts broken watches
     private final Set<QueueWatch> subscriptions = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<String, QueueWatch> mirrors = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, QueueWatch> idle = new ConcurrentHashMap<>();
     private volatile boolean closed;
+
+    /** How long a closed subscription's watch stays open for the next subscription to the name. */
+    static final long LINGER_MILLIS = 2_000;
+    /** At most this many idle watches per client; a subscription closed beyond them closes its watch. */
+    static final int MAX_IDLE = 256;
 
     EtcdWatches(EtcdRequests requests, Watch watch, EtcdKeys keys) {
         this.requests = requests;
@@ -86,17 +100,31 @@ final class EtcdWatches {
         scheduler.setRemoveOnCancelPolicy(true);
     }
 
-    /** Watches the name's queue from now on; blocks for one read. */
+    /** Watches the name's queue from now on; blocks for one read, unless an idle watch of the name is taken over. */
     Subscription subscribe(LockKey key, Runnable wakeUp) {
-        QueueWatch sub = new QueueWatch(key.name(), bytes(keys.namePrefix(key.name())), wakeUp);
+        QueueWatch lingering = idle.remove(key.name());
+        if (lingering != null) {
+            Subscription taken = lingering.takeOver(wakeUp, false);
+            if (taken != null) {
+                return taken;
+            }
+            lingering.close();
+        }
+        QueueWatch sub = new QueueWatch(key.name(), bytes(keys.namePrefix(key.name())));
         subscriptions.add(sub);
+        Subscription use = sub.takeOver(wakeUp, true);
         try {
             sub.start();
         } catch (RuntimeException e) {
             sub.close();
             throw e;
         }
-        return sub;
+        return java.util.Objects.requireNonNull(use);
+    }
+
+    /** How many watches this client keeps open, idle ones included. */
+    int openWatches() {
+        return subscriptions.size();
     }
 
     /**
@@ -139,11 +167,15 @@ final class EtcdWatches {
     /** The keys a waiter waits behind, with their permits, and how many of those permits may remain for a grant. */
     private record Dependency(Map<Long, Integer> blockers, long budget) {}
 
-    /** One name's watch and its mirror of the queue. */
-    private final class QueueWatch implements Subscription {
+    private static final Runnable NOBODY = () -> {};
+
+    /** One name's watch and its mirror of the queue, used by one subscription at a time, or idle. */
+    private final class QueueWatch {
         private final String name;
         private final ByteSequence prefix;
-        private final Runnable wakeUp;
+        private Runnable wakeUp = NOBODY; // the current subscriber's; NOBODY while idle
+        private @Nullable Subscription user; // the current subscription; null while idle
+        private long idleSince; // counts the times it went idle: a close scheduled for an earlier idle time is void
         private final ReentrantLock lock = new ReentrantLock();
         private final TreeMap<Long, ByteSequence> byRevision = new TreeMap<>();
         private final HashMap<ByteSequence, Long> byKey = new HashMap<>();
@@ -157,10 +189,94 @@ final class EtcdWatches {
         private Watch.@Nullable Watcher watcher;
         private boolean closedSub;
 
-        QueueWatch(String name, ByteSequence prefix, Runnable wakeUp) {
+        QueueWatch(String name, ByteSequence prefix) {
             this.name = name;
             this.prefix = prefix;
-            this.wakeUp = wakeUp;
+        }
+
+        /**
+         * Makes {@code wakeUp}'s subscriber the user of this watch: a {@code fresh} one about to start, or an idle one
+         * that is healthy (its mirror current). Null if it cannot be.
+         */
+        @Nullable
+        Subscription takeOver(Runnable wakeUp, boolean fresh) {
+            lock.lock();
+            try {
+                if (closedSub || closed || user != null || !(fresh || healthy)) {
+                    return null;
+                }
+                Subscription use = new Subscription() {
+                    @Override
+                    public void close() {
+                        release(this);
+                    }
+                };
+                this.user = use;
+                this.wakeUp = wakeUp;
+                return use;
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** Ends {@code use}: the watch goes idle for LINGER_MILLIS, or closes. A second close is a no-op. */
+        private void release(Subscription use) {
+            long idleTime;
+            lock.lock();
+            try {
+                if (user != use) {
+                    return;
+                }
+                user = null;
+                wakeUp = NOBODY;
+                idleTime = ++idleSince;
+            } finally {
+                lock.unlock();
+            }
+            if (closed || !healthy() || idle.size() >= MAX_IDLE || idle.putIfAbsent(name, this) != null) {
+                close();
+                return;
+            }
+            try {
+                scheduler.schedule(() -> expire(idleTime), LINGER_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException e) {
+                idle.remove(name, this);
+                close(); // the client is closing
+            }
+        }
+
+        private boolean healthy() {
+            lock.lock();
+            try {
+                return healthy;
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** Closes the watch if it is still idle since {@code idleTime}. */
+        private void expire(long idleTime) {
+            lock.lock();
+            try {
+                if (user != null || idleSince != idleTime) {
+                    return;
+                }
+            } finally {
+                lock.unlock();
+            }
+            if (idle.remove(name, this)) {
+                close();
+            }
+        }
+
+        /** The current subscriber's wake-up, read under the lock. */
+        private Runnable wakeUp() {
+            lock.lock();
+            try {
+                return wakeUp;
+            } finally {
+                lock.unlock();
+            }
         }
 
         /**
@@ -191,6 +307,7 @@ final class EtcdWatches {
             var unused = requests.await(created, "subscribe");
             GetResponse snapshot = requests.await(requests.kv().get(prefix, QUEUE), "subscribe");
             boolean deleted = false;
+            Runnable wake;
             lock.lock();
             try {
                 if (closedSub || closed || g != generation) {
@@ -211,11 +328,12 @@ final class EtcdWatches {
                 pending.clear();
                 healthy = true;
                 mirrors.put(name, this);
+                wake = wakeUp;
             } finally {
                 lock.unlock();
             }
             if (deleted) {
-                wakeUp.run();
+                wake.run();
             }
         }
 
@@ -266,6 +384,7 @@ final class EtcdWatches {
 
         private void onNext(long g, WatchResponse response) {
             boolean deleted = false;
+            Runnable wake;
             lock.lock();
             try {
                 if (g != generation) {
@@ -282,11 +401,12 @@ final class EtcdWatches {
                         deleted |= apply(event);
                     }
                 }
+                wake = wakeUp; // with the events applied: a subscriber taking over later sees them in the mirror
             } finally {
                 lock.unlock();
             }
             if (deleted) {
-                wakeUp.run();
+                wake.run();
             }
         }
 
@@ -317,7 +437,7 @@ final class EtcdWatches {
             if (!stopTrusting(g)) {
                 return;
             }
-            wakeUp.run(); // a release may have gone unseen: let the waiters re-check
+            wakeUp().run(); // a release may have gone unseen: let the waiters re-check
             restartLater(); // from a fresh read, so the mirror is whole again
         }
 
@@ -370,20 +490,22 @@ final class EtcdWatches {
             }
             try {
                 start();
-                wakeUp.run(); // anything may have changed while the watch was down
+                wakeUp().run(); // anything may have changed while the watch was down
             } catch (RuntimeException e) {
                 log.debug("distlock: restarting the etcd watch on {} failed", prefix, e);
                 restartLater();
             }
         }
 
-        @Override
-        public void close() {
+        /** Closes the watch for good. */
+        void close() {
             Watch.Watcher w;
             lock.lock();
             try {
                 closedSub = true;
                 healthy = false;
+                user = null;
+                wakeUp = NOBODY;
                 w = watcher;
                 watcher = null;
             } finally {
@@ -391,6 +513,7 @@ final class EtcdWatches {
             }
             subscriptions.remove(this);
             mirrors.remove(name, this);
+            idle.remove(name, this);
             if (w != null) {
                 try {
                     w.close();

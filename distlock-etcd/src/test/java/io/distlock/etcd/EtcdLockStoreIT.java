@@ -794,6 +794,52 @@ class EtcdLockStoreIT {
     }
 
     @Test
+    void subscribeAgainSoonAfterClosing_takesOverTheIdleWatch_noRoundTrip_wakesOnlyTheNewSubscriber() throws Exception {
+        EtcdLockStore s = store();
+        EtcdLockStore other = store();
+        LockKey key = name();
+        AtomicInteger first = new AtomicInteger();
+        s.subscribe(key, first::incrementAndGet).close();
+        long requests = unaryRequests();
+        AtomicInteger second = new AtomicInteger();
+        try (Subscription sub = s.subscribe(key, second::incrementAndGet)) {
+            assertThat(unaryRequests() - requests)
+                    .as("the idle watch's mirror is current: no queue read")
+                    .isZero();
+            assertThat(s.openWatches()).isEqualTo(1);
+            long token = token(other.tryAcquire(lock(key, owner("o:t1"), RENEWED), false));
+            assertThat(other.release(HeldClaim.lock(key, owner("o:t1"), token))).isTrue();
+            Eventually.within(Timing.seconds(3), "the new subscriber woken", () -> second.get() == 1);
+            assertThat(first).as("the closed subscription is not woken").hasValue(0);
+            sub.close();
+            sub.close(); // a second close of the same subscription is a no-op
+        }
+        Eventually.within(
+                Timing.seconds(3 + EtcdWatches.LINGER_MILLIS / 1000),
+                "the idle watch closed after its linger time",
+                () -> s.openWatches() == 0);
+    }
+
+    @Test
+    void subscribe_onAnIdleWatch_releaseRightAfterSubscribing_isNotMissed() throws Exception {
+        EtcdLockStore s = store();
+        EtcdLockStore other = store();
+        LockKey key = name();
+        for (int i = 0; i < 10; i++) {
+            long token = token(other.tryAcquire(lock(key, owner("o:t" + i), RENEWED), false));
+            CountDownLatch woken = new CountDownLatch(1);
+            try (Subscription sub = s.subscribe(key, woken::countDown)) {
+                assertThat(other.release(HeldClaim.lock(key, owner("o:t" + i), token)))
+                        .isTrue();
+                assertThat(woken.await(3, TimeUnit.SECONDS))
+                        .as("iteration %d", i)
+                        .isTrue();
+            }
+        }
+        assertThat(s.openWatches()).as("one watch served all ten subscriptions").isEqualTo(1);
+    }
+
+    @Test
     @SuppressWarnings("LockNotBeforeTry") // the release is the step under test
     void waiter_ownKeyDeletedBehindItsBack_queuesAgainAndAcquires() throws Exception {
         LockClient holderClient = client();
