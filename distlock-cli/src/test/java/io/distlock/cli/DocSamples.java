@@ -1,5 +1,6 @@
 package io.distlock.cli;
 
+import com.zaxxer.hikari.SQLExceptionOverride;
 import io.distlock.DistributedCountDownLatch;
 import io.distlock.DistributedLock;
 import io.distlock.DistributedReadWriteLock;
@@ -17,6 +18,7 @@ import io.distlock.redis.RedisLockClient;
 import io.distlock.zookeeper.ZooKeeperLockClient;
 import io.etcd.jetcd.Client;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -138,6 +140,21 @@ final class DocSamples {
                 .build();
         // end::jdbc-builder[]
         return client;
+    }
+
+    static void h2PoolEviction(com.zaxxer.hikari.HikariConfig config) {
+        // tag::jdbc-h2-pool-eviction[]
+        config.setExceptionOverride(
+                new SQLExceptionOverride() { // HikariCP 5+
+                    @java.lang.Override // Override alone is the interface's enum here
+                    public SQLExceptionOverride.Override adjudicate(SQLException e) {
+                        return switch (e.getErrorCode()) {
+                            case 90067, 90098, 90121 -> SQLExceptionOverride.Override.MUST_EVICT;
+                            default -> SQLExceptionOverride.Override.CONTINUE_EVICT;
+                        };
+                    }
+                });
+        // end::jdbc-h2-pool-eviction[]
     }
 
     static void zookeeper(Resource resource, byte[] data) throws InterruptedException {
