@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  *   <prefix>{<encoded name>}:wq        zset     waiting client id -> server time (µs) it started waiting (order)
  *   <prefix>{<encoded name>}:wd        zset     waiting client id -> server time (ms) it comes back by itself
  *   <prefix>{<encoded name>}:claim     hash     read-write lock or semaphore: kind, size, permits in use, exclusive
- *                                               holder, last queue number (see claim-common.lua)
+ *                                               holder, last queue number, the keys' expiries (see claim-common.lua)
  *   <prefix>{<encoded name>}:holds     zset     read-write lock or semaphore holds: mode+owner -> expiry (server ms)
  *   <prefix>{<encoded name>}:grants    hash     mode+owner -> '<permits>:<token>' of each hold
  *   <prefix>{<encoded name>}:cq        zset     queued claims: permits+mode+owner -> queue number

@@ -34,8 +34,10 @@ import org.slf4j.LoggerFactory;
  *   evicted by the next script that sweeps, so it blocks others for at most the waiter timeout.
  *
  * Expiry
- *   Holds past their lease and waiters past their deadline are swept by every acquire, release and abandon, and all
- *   keys of the name carry the TTL of its latest hold or waiter, so a name nobody uses leaves nothing behind. Renewal
+ *   Holds past their lease and waiters past their deadline are swept by every acquire, release and abandon. The keys
+ *   of the name never expire before a live hold or waiter needs them; their TTLs move only when a new hold expiry or
+ *   waiter deadline passes them (to half a lease beyond it), and they are deleted when the name has neither holds nor
+ *   waiters, so a name nobody uses leaves nothing behind (claim-common.lua, cover and settle). Renewal
  *   (claim-renew.lua, batched by RenewBatches with the locks' renewals) checks owner and token and never extends a hold
  *   whose lease has run out.
  *

@@ -15,6 +15,11 @@ local owner, mode, permits, publish, channel = ARGV[1], ARGV[2], ARGV[3], ARGV[4
 
 -- #include claim-common.lua
 
+local state = load()
+if not state.k then
+  clear() -- no hold or waiter left in the other keys is live (see claim-common.lua)
+  return 0
+end
 local now = nowMillis()
 local member = mode .. owner
 local entry = permits .. member
@@ -24,14 +29,13 @@ if redis.call('ZREM', queue, entry) == 1 then
   changed = true
 end
 if redis.call('ZSCORE', holds, member) then
-  drop(member)
+  drop(state, member, redis.call('HGET', grants, member))
   changed = true
 end
-local evicted = sweep(now)
-if changed or evicted then
-  local size = tonumber(redis.call('HGET', meta, 'n') or '0')
-  keep(now)
-  wake(size, publish, channel)
+sweep(state, now)
+local entries, evicted = waiters(now)
+if (changed or evicted) and not settle(state, entries) then
+  wake(state, entries, publish, channel)
 end
 if changed then
   return 1

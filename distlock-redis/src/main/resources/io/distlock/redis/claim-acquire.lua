@@ -30,81 +30,135 @@ local publish, channel = ARGV[9], ARGV[10]
 
 -- #include claim-common.lua
 
-local other = otherKind(kind, latchKey, lockKey)
-if other then
-  return {-1, other}
-end
-if kind == 'sem' then
-  local stored = redis.call('GET', sizeKey)
-  if not stored then
-    redis.call('SET', sizeKey, size)
-  elseif tonumber(stored) ~= size then
-    return {-2, tonumber(stored)}
+local state = load()
+local known = state.k == kind and state.n == size
+if not known then
+  -- the slow path: a name not in use (meta missing), or meta and the call disagree on kind or size
+  if state.k and state.k ~= kind then
+    return {-1, state.k}
+  end
+  if not state.k then
+    if redis.call('EXISTS', latchKey) == 1 then
+      return {-1, 'latch'}
+    end
+    if redis.call('EXISTS', lockKey) == 1 then
+      return {-1, 'lock'}
+    end
+  end
+  if kind == 'sem' then
+    local stored = redis.call('GET', sizeKey)
+    if not stored then
+      redis.call('SET', sizeKey, size)
+    elseif tonumber(stored) ~= size then
+      return {-2, tonumber(stored)}
+    end
+  end
+  if not state.k then
+    clear() -- no hold or waiter left in the other keys is live (see claim-common.lua)
+    state = {k = false, n = size, used = 0, x = false, e = 0, q = 0}
   end
 end
 
 local now = nowMillis()
-local evicted = sweep(now)
+local first = sweep(state, now)
+local entries, evicted = waiters(now)
 local member = mode .. owner
 local entry = permits .. member
+local place = 0 -- the entry's position in the queue, 0 when not queued
+for i, e in ipairs(entries) do
+  if e == entry then
+    place = i
+    break
+  end
+end
 local granted = true
-if not (mode == 's' and redis.call('HGET', meta, 'x') == 'x' .. owner) then
-  local state = held()
-  for _, e in ipairs(redis.call('ZRANGE', queue, 0, -1)) do
-    if e == entry then
-      break
-    end
-    local p, m = parseEntry(e)
-    if not fits(state, size, m, p) then
+if not (mode == 's' and state.x == 'x' .. owner) then
+  local sim = {x = state.x, used = state.used}
+  local before = #entries
+  if place > 0 then
+    before = place - 1
+  end
+  for i = 1, before do
+    local p, m = parseEntry(entries[i])
+    if not fits(sim, size, m, p) then
       granted = false
       break
     end
-    take(state, m, p)
+    take(sim, m, p)
   end
-  granted = granted and fits(state, size, mode, permits)
+  granted = granted and fits(sim, size, mode, permits)
 end
 
 if granted then
-  drop(member) -- a hold of this owner and mode that the client lost track of ends with the new grant
+  local created = {}
+  if not busy(state) then
+    created = {holds, grants} -- both are missing while nothing is held
+  end
   local token = redis.call('INCR', fenceKey)
-  redis.call('ZADD', holds, now + lease, member)
+  if redis.call('ZADD', holds, now + lease, member) == 0 and mode == 's' then
+    -- a hold of this owner and mode that the client lost track of ends with the new grant
+    local old = redis.call('HGET', grants, member)
+    if old then
+      state.used = redis.call('HINCRBY', meta, 'u', -permitsOf(old))
+    end
+  end
   redis.call('HSET', grants, member, permits .. ':' .. string.format('%d', token))
-  if mode == 'x' then
-    redis.call('HSET', meta, 'x', member)
+  if known then
+    if mode == 'x' then
+      redis.call('HSET', meta, 'x', member)
+    else
+      redis.call('HINCRBY', meta, 'u', permits)
+    end
   else
-    redis.call('HINCRBY', meta, 'u', permits)
+    if not state.k then
+      created[#created + 1] = meta
+    end
+    if mode == 'x' then
+      redis.call('HSET', meta, 'k', kind, 'n', size, 'x', member)
+    else
+      redis.call('HSET', meta, 'k', kind, 'n', size, 'u', state.used + permits)
+    end
   end
-  redis.call('HSET', meta, 'k', kind, 'n', size)
-  if redis.call('ZREM', queue, entry) == 1 then
+  take(state, mode, permits)
+  if place > 0 then
+    redis.call('ZREM', queue, entry)
     redis.call('ZREM', deadlines, entry)
+    table.remove(entries, place)
   end
-  keep(now)
+  cover(state, now, now + lease, created, false)
   if evicted then
-    wake(size, publish, channel)
+    wake(state, entries, publish, channel)
   end
   return {1, token}
 end
 
-local first = redis.call('ZRANGE', holds, 0, 0, 'WITHSCORES')
 local refresh = math.max(1, math.floor(waiterTimeout / 3))
 local retry = refresh
-if first[2] then
-  retry = tonumber(first[2]) - now
+if first then
+  retry = first - now
 end
 if queued then
-  if not redis.call('ZSCORE', queue, entry) then
+  local created = {}
+  if #entries == 0 then
+    created = {queue, deadlines} -- both are missing while nobody waits
+  end
+  if not state.k then
+    created[#created + 1] = meta
+  end
+  if place == 0 then
     redis.call('ZADD', queue, redis.call('HINCRBY', meta, 's', 1), entry)
+    entries[#entries + 1] = entry
   end
   redis.call('ZADD', deadlines, now + waiterTimeout, entry)
-  redis.call('HSET', meta, 'k', kind, 'n', size)
+  if not known then
+    redis.call('HSET', meta, 'k', kind, 'n', size)
+  end
+  cover(state, now, now + waiterTimeout, created, true)
 end
-if queued or redis.call('EXISTS', queue) == 1 then
+if #entries > 0 then
   retry = math.min(retry, refresh)
 end
-if queued or evicted then
-  keep(now)
-end
-if evicted then
-  wake(size, publish, channel)
+if evicted and not settle(state, entries) then
+  wake(state, entries, publish, channel)
 end
 return {0, math.max(1, retry)}

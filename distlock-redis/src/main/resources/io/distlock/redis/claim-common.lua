@@ -3,15 +3,21 @@
 --
 --   meta       KEYS[1]  <prefix>{name}:claim   hash  k = kind ('rw' or 'sem'), n = size, u = permits of the live
 --                                                    shared holds, x = member of the exclusive hold, s = the last
---                                                    queue number given
+--                                                    queue number given, e and q = the expiries (server time,
+--                                                    ms) of the hold keys and of the queue keys (see cover)
 --   holds      KEYS[2]  <prefix>{name}:holds   zset  member -> expiry (server time, ms); member = mode ('x' exclusive
 --                                                    or 's' shared) .. owner id
 --   grants     KEYS[3]  <prefix>{name}:grants  hash  member -> '<permits>:<fencing token>'
 --   queue      KEYS[4]  <prefix>{name}:cq      zset  entry -> queue number; entry = permits .. member
 --   deadlines  KEYS[5]  <prefix>{name}:cd      zset  entry -> server time (ms) by which its owner must come back
 --
--- All five keys of a name carry one TTL, the latest hold expiry or waiter deadline (keep), and go when the name has
--- neither holds nor waiters: an abandoned name leaves nothing behind.
+-- The keys of a name never expire before a live hold or waiter needs them: meta, holds and grants share one expiry
+-- (meta's e), never earlier than any live hold's expiry or waiter's deadline; queue and deadlines share another (q),
+-- never earlier than any waiter's deadline (cover; renewal moves e too). Expiries move only when a new hold expiry or
+-- waiter deadline passes them, to half a lease (or waiter timeout) beyond it, and are never brought forward. All five
+-- keys go when the name has neither holds nor waiters (settle): an abandoned name leaves nothing behind. The meta hash
+-- is missing only when no hold or waiter of the name is live: a claim script that finds it missing treats whatever is
+-- left in the other keys as ended.
 
 -- The server's time in milliseconds.
 local function nowMillis()
@@ -24,58 +30,93 @@ local function tokenOf(grant)
   return string.match(grant, ':(%d+)$')
 end
 
--- Ends one hold, wherever it is in its lease: takes its permits (or the exclusive mark) back.
-local function drop(member)
-  local grant = redis.call('HGET', grants, member)
+-- The permits stored with a hold.
+local function permitsOf(grant)
+  return tonumber(string.match(grant, '^(%d+)'))
+end
+
+-- The name's meta hash, read once per script: kind (false when the hash is missing), size, permits of the live shared
+-- holds, the exclusive hold's member (false when none) and the keys' expiries (e, q; see cover). Scripts keep `used`
+-- and `x` up to date as they change the holds; a name has live holds exactly when x or used > 0 (every hold has at
+-- least one permit).
+local function load()
+  local m = redis.call('HMGET', meta, 'k', 'n', 'u', 'x', 'e', 'q')
+  return {
+    k = m[1], n = tonumber(m[2]) or 0, used = tonumber(m[3]) or 0, x = m[4], e = tonumber(m[5]) or 0,
+    q = tonumber(m[6]) or 0
+  }
+end
+
+-- Whether the name has a live hold.
+local function busy(state)
+  return state.x or state.used > 0
+end
+
+-- Ends one hold, wherever it is in its lease: takes its permits (or the exclusive mark) back. `grant` is the hold's
+-- grants entry (false when it has none).
+local function drop(state, member, grant)
   if grant then
     if string.sub(member, 1, 1) == 'x' then
       redis.call('HDEL', meta, 'x')
+      state.x = false
     else
-      redis.call('HINCRBY', meta, 'u', -tonumber(string.match(grant, '^(%d+)')))
+      state.used = redis.call('HINCRBY', meta, 'u', -permitsOf(grant))
     end
     redis.call('HDEL', grants, member)
   end
   redis.call('ZREM', holds, member)
 end
 
--- Ends the holds whose lease has run out and evicts the waiters past their deadline (dead clients); returns whether a
--- waiter was evicted, which may let the waiters behind it pass.
-local function sweep(now)
-  for _, member in ipairs(redis.call('ZRANGEBYSCORE', holds, '-inf', now)) do
-    drop(member)
+-- Ends the holds whose lease has run out; returns the earliest expiry of the live holds (nil when there are none).
+-- One ZRANGE when no lease has run out.
+local function sweep(state, now)
+  local first = redis.call('ZRANGE', holds, 0, 0, 'WITHSCORES')
+  if first[2] and tonumber(first[2]) <= now then
+    for _, member in ipairs(redis.call('ZRANGEBYSCORE', holds, '-inf', now)) do
+      drop(state, member, redis.call('HGET', grants, member))
+    end
+    first = redis.call('ZRANGE', holds, 0, 0, 'WITHSCORES')
+  end
+  return first[2] and tonumber(first[2])
+end
+
+-- The queue in order, after evicting the waiters past their deadline (dead clients); and whether a waiter was
+-- evicted, which may let the waiters behind it pass. The deadlines are read only when somebody is queued.
+local function waiters(now)
+  local entries = redis.call('ZRANGE', queue, 0, -1)
+  if #entries == 0 then
+    return entries, false
   end
   local dead = redis.call('ZRANGEBYSCORE', deadlines, '-inf', now)
   if #dead == 0 then
-    return false
+    return entries, false
   end
+  local gone = {}
   for _, entry in ipairs(dead) do
     redis.call('ZREM', queue, entry)
     redis.call('ZREM', deadlines, entry)
+    gone[entry] = true
   end
-  return true
-end
-
--- What a grant decision needs of the live holds (call sweep first).
-local function held()
-  return {
-    x = redis.call('HEXISTS', meta, 'x') == 1,
-    any = redis.call('ZCARD', holds) > 0,
-    used = tonumber(redis.call('HGET', meta, 'u') or '0')
-  }
+  local live = {}
+  for _, entry in ipairs(entries) do
+    if not gone[entry] then
+      live[#live + 1] = entry
+    end
+  end
+  return live, true
 end
 
 -- Whether a claim fits beside `state`: exclusive when nothing is held, shared while nothing is held exclusively and
 -- the permits fit the size.
 local function fits(state, size, mode, permits)
   if mode == 'x' then
-    return not state.any
+    return not busy(state)
   end
   return not state.x and state.used + permits <= size
 end
 
 -- Adds a granted (or, in a simulation, a would-be granted) claim to `state`.
 local function take(state, mode, permits)
-  state.any = true
   if mode == 'x' then
     state.x = true
   else
@@ -89,51 +130,79 @@ local function parseEntry(entry)
   return tonumber(permits), mode, owner
 end
 
--- Gives every key of the name the TTL of its latest hold or waiter, or deletes them all when it has neither.
-local function keep(now)
-  local lastHold = redis.call('ZRANGE', holds, -1, -1, 'WITHSCORES')
-  local lastWait = redis.call('ZRANGE', deadlines, -1, -1, 'WITHSCORES')
-  local till = 0
-  if lastHold[2] then
-    till = tonumber(lastHold[2])
+-- Moves the expiry that `keys` share, kept in meta's `field`, to cover `till`: till plus half of (till - now), or
+-- their present expiry if that is later (an expiry is never brought forward).
+local function push(state, field, keys, now, till)
+  local at = till + math.floor((till - now) / 2)
+  local ttl = redis.call('PTTL', keys[1])
+  if ttl > 0 and now + ttl > at then
+    at = now + ttl
   end
-  if lastWait[2] and tonumber(lastWait[2]) > till then
-    till = tonumber(lastWait[2])
-  end
-  if till <= now then
-    redis.call('DEL', meta, holds, grants, queue, deadlines)
-    return
-  end
-  local ttl = till - now
-  redis.call('PEXPIRE', meta, ttl)
-  redis.call('PEXPIRE', holds, ttl)
-  redis.call('PEXPIRE', grants, ttl)
-  if lastWait[2] then
-    redis.call('PEXPIRE', queue, ttl)
-    redis.call('PEXPIRE', deadlines, ttl)
+  state[field] = at
+  at = string.format('%d', at)
+  redis.call('HSET', meta, field, at)
+  for _, key in ipairs(keys) do
+    redis.call('PEXPIREAT', key, at)
   end
 end
 
--- Tells the waiters the name would grant now, walking the queue from its head as the grants would go, with one
--- message on the name's channel: '<channel>:<owner>:<owner>...', each owner '<client id>:<suffix>' (neither part
--- contains ':'), so a client wakes only the waiters named. Sends nothing when nobody waits, when the head cannot
+-- Keeps the keys of the name alive until `till`, a hold expiry (waiter false) or waiter deadline (waiter true) the
+-- script has just set. Meta, holds and grants share one expiry, meta's e, never earlier than any live hold's expiry or
+-- waiter's deadline; queue and deadlines share meta's q, never earlier than any waiter's deadline. While till is
+-- within them, only the keys the script has just created (`created`, which have no expiry yet) are given theirs; past
+-- them, they move (push). So they are set about twice per lease or waiter timeout rather than by every script.
+local function cover(state, now, till, created, waiter)
+  local pushed = {}
+  if till > state.e then
+    push(state, 'e', {meta, holds, grants}, now, till)
+    pushed[meta], pushed[holds], pushed[grants] = true, true, true
+  end
+  if waiter and till > state.q then
+    push(state, 'q', {queue, deadlines}, now, till)
+    pushed[queue], pushed[deadlines] = true, true
+  end
+  for _, key in ipairs(created) do
+    if not pushed[key] then
+      local at = state.e
+      if key == queue or key == deadlines then
+        at = state.q
+      end
+      redis.call('PEXPIREAT', key, string.format('%d', at))
+    end
+  end
+end
+
+-- Deletes every key of the name.
+local function clear()
+  redis.call('DEL', meta, holds, grants, queue, deadlines)
+end
+
+-- Deletes every key of the name when it has neither live holds nor waiters (`entries`, the queue after eviction);
+-- returns whether it did.
+local function settle(state, entries)
+  if busy(state) or #entries > 0 then
+    return false
+  end
+  clear()
+  return true
+end
+
+-- Tells the waiters the name would grant now, walking the queue (`entries`) from its head as the grants would go,
+-- with one message on the name's channel: '<channel>:<owner>:<owner>...', each owner '<client id>:<suffix>' (neither
+-- part contains ':'), so a client wakes only the waiters named. Sends nothing when nobody waits, when the head cannot
 -- pass, or when publish is '' (clients that poll).
-local function wake(size, publish, channel)
-  if publish == '' then
+local function wake(state, entries, publish, channel)
+  if publish == '' or #entries == 0 then
     return
   end
-  local entries = redis.call('ZRANGE', queue, 0, -1)
-  if #entries == 0 then
-    return
-  end
-  local state = held()
+  local sim = {x = state.x, used = state.used}
   local owners = {}
   for _, entry in ipairs(entries) do
     local permits, mode, owner = parseEntry(entry)
-    if not fits(state, size, mode, permits) then
+    if not fits(sim, state.n, mode, permits) then
       break
     end
-    take(state, mode, permits)
+    take(sim, mode, permits)
     owners[#owners + 1] = owner
   end
   if #owners > 0 then

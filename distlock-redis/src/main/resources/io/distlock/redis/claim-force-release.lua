@@ -12,27 +12,31 @@ local publish, channel, owner = ARGV[1], ARGV[2], ARGV[3]
 
 -- #include claim-common.lua
 
+local state = load()
+if not state.k then
+  clear() -- no hold or waiter left in the other keys is live (see claim-common.lua)
+  return {}
+end
 local now = nowMillis()
-local evicted = sweep(now)
+sweep(state, now)
+local entries, evicted = waiters(now)
 local before = describe(now)
 local ended = false
 if owner then
   for _, member in ipairs({'x' .. owner, 's' .. owner}) do
     if redis.call('ZSCORE', holds, member) then
-      drop(member)
+      drop(state, member, redis.call('HGET', grants, member))
       ended = true
     end
   end
 else
   for _, member in ipairs(redis.call('ZRANGE', holds, 0, -1)) do
-    drop(member)
+    drop(state, member, redis.call('HGET', grants, member))
     ended = true
   end
 end
-local size = tonumber(redis.call('HGET', meta, 'n') or '0')
-keep(now)
-if ended or evicted then
-  wake(size, publish, channel)
+if not settle(state, entries) and (ended or evicted) then
+  wake(state, entries, publish, channel)
 end
 if not ended then
   return {}

@@ -14,20 +14,21 @@ local member, token, publish, channel = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 
 -- #include claim-common.lua
 
+local state = load()
+if not state.k then
+  clear() -- no hold or waiter left in the other keys is live (see claim-common.lua)
+  return 0
+end
 local now = nowMillis()
+sweep(state, now) -- a hold whose lease has run out is gone here, its owner's included
 local released = 0
 local grant = redis.call('HGET', grants, member)
 if grant and tokenOf(grant) == token then
-  local expiry = redis.call('ZSCORE', holds, member)
-  if expiry and tonumber(expiry) > now then
-    drop(member)
-    released = 1
-  end
+  drop(state, member, grant)
+  released = 1
 end
-local evicted = sweep(now)
-local size = tonumber(redis.call('HGET', meta, 'n') or '0')
-keep(now)
-if released == 1 or evicted then
-  wake(size, publish, channel)
+local entries, evicted = waiters(now)
+if not settle(state, entries) and (released == 1 or evicted) then
+  wake(state, entries, publish, channel)
 end
 return released

@@ -5,7 +5,8 @@
 -- ARGV[1]                           lease in milliseconds
 -- ARGV[2i], ARGV[2i+1]              the i-th hold's member (mode .. owner id) and fencing token
 --
--- Returns the 1-based positions of the holds that are gone; they are not touched.
+-- Returns the 1-based positions of the holds that are gone; they are not touched. Keeps meta, holds and grants alive
+-- at least until the renewed expiry, and meta's e with them (see cover in claim-common.lua).
 local lease = tonumber(ARGV[1])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -18,9 +19,12 @@ for i = 1, #KEYS / 3 do
   if grant and string.match(grant, ':(%d+)$') == token and expiry and tonumber(expiry) > now then
     redis.call('ZADD', holds, now + lease, member)
     if redis.call('PTTL', holds) < lease then
-      redis.call('PEXPIRE', meta, lease)
-      redis.call('PEXPIRE', holds, lease)
-      redis.call('PEXPIRE', grants, lease)
+      local at = string.format('%d', now + lease)
+      if redis.call('PEXPIREAT', meta, at) == 1 then
+        redis.call('HSET', meta, 'e', at)
+      end
+      redis.call('PEXPIREAT', holds, at)
+      redis.call('PEXPIREAT', grants, at)
     end
   else
     gone[#gone + 1] = i

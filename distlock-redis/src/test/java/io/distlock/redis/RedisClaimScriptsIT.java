@@ -54,14 +54,32 @@ class RedisClaimScriptsIT {
 
     private static List<Object> acquire(
             String tag, String mode, String owner, long lease, boolean queue, long waiterTimeout) {
+        return acquire(tag, "rw", RW_SIZE, mode, 1, owner, lease, queue, waiterTimeout);
+    }
+
+    /** A semaphore of {@code size} permits: a shared claim of {@code permits}. */
+    private static List<Object> acquirePermits(String tag, int size, int permits, String owner, long lease) {
+        return acquire(tag, "sem", Integer.toString(size), "s", permits, owner, lease, false, 5000);
+    }
+
+    private static List<Object> acquire(
+            String tag,
+            String kind,
+            String size,
+            String mode,
+            int permits,
+            String owner,
+            long lease,
+            boolean queue,
+            long waiterTimeout) {
         return sync.eval(
                 LuaScript.CLAIM_ACQUIRE.source(),
                 ScriptOutputType.MULTI,
                 KeyLayout.claimKeys(tag, KeyLayout.FENCE, KeyLayout.SIZE, KeyLayout.LATCH, KeyLayout.HOLD),
-                "rw",
-                RW_SIZE,
+                kind,
+                size,
                 mode,
-                "1",
+                Integer.toString(permits),
                 owner,
                 Long.toString(lease),
                 queue ? "1" : "0",
@@ -89,6 +107,88 @@ class RedisClaimScriptsIT {
             }
         }
         return 0;
+    }
+
+    private static long renew(String tag, String member, long token, long lease) {
+        List<Object> gone = sync.eval(
+                LuaScript.CLAIM_RENEW.source(),
+                ScriptOutputType.MULTI,
+                new String[] {
+                    KeyLayout.key(tag, KeyLayout.CLAIM),
+                    KeyLayout.key(tag, KeyLayout.HOLDS),
+                    KeyLayout.key(tag, KeyLayout.GRANTS)
+                },
+                Long.toString(lease),
+                member,
+                Long.toString(token));
+        return gone.size();
+    }
+
+    /** Every call counted by INFO commandstats but the scripts' own EVAL/EVALSHA and INFO: what the scripts ran. */
+    private static long commandsRunByScripts() {
+        long sum = 0;
+        for (String line : sync.info("commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_") && !line.startsWith("cmdstat_eval") && !line.startsWith("cmdstat_info:")) {
+                int calls = line.indexOf("calls=");
+                sum += Long.parseLong(line.substring(calls + 6, line.indexOf(',', calls)));
+            }
+        }
+        return sum;
+    }
+
+    /**
+     * Watches the five claim keys of one name against its holds and waiters, one script reading it all at one moment:
+     * a key that exists expires (no key without a TTL); meta, holds and grants not before the latest live hold or
+     * waiter, the queue keys not before the latest waiter (a key that expired earlier would end a live hold, the count
+     * of permits in use, or a waiter's place behind its owner's back); and none more than {@code slack} after the
+     * latest hold expiry or waiter deadline the name has been given (each check also records the latest it sees, so
+     * every step that sets one must be followed by a check).
+     */
+    private static final class KeyExpiries {
+        private final String tag;
+        private final long slack;
+        private long latestGiven;
+
+        KeyExpiries(String tag, long slack) {
+            this.tag = tag;
+            this.slack = slack;
+        }
+
+        void check(String when) {
+            String[] keys = KeyLayout.claimKeys(tag);
+            List<Object> seen = sync.eval(
+                    "local t = redis.call('TIME')"
+                            + " local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)"
+                            + " local h = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')"
+                            + " local d = redis.call('ZRANGE', KEYS[5], -1, -1, 'WITHSCORES')"
+                            + " local out = {now, 0, 0}"
+                            + " if h[2] then out[2] = tonumber(h[2]) end"
+                            + " if d[2] then out[3] = tonumber(d[2]) end"
+                            + " for _, k in ipairs(KEYS) do out[#out + 1] = redis.call('PTTL', k) end"
+                            + " return out",
+                    ScriptOutputType.MULTI,
+                    keys);
+            long now = (Long) seen.get(0);
+            long hold = (Long) seen.get(1);
+            long waiter = (Long) seen.get(2);
+            long latest = Math.max(hold, waiter);
+            assertThat(latest).as("a live hold or waiter %s", when).isGreaterThan(now);
+            latestGiven = Math.max(latestGiven, latest);
+            for (int i = 0; i < keys.length; i++) {
+                long pttl = (Long) seen.get(i + 3);
+                if (pttl == -2) {
+                    continue; // the key is not there (an empty queue, say)
+                }
+                long needed = i < 3 ? latest : waiter;
+                // the server's clock reads within one script may differ by a millisecond or two
+                assertThat(pttl)
+                        .as(
+                                "TTL of %s %s (latest hold in %d ms, waiter in %d ms, latest given in %d ms)",
+                                keys[i], when, hold - now, waiter - now, latestGiven - now)
+                        .isGreaterThanOrEqualTo(needed - now - 2)
+                        .isLessThanOrEqualTo(latestGiven + slack - now + 2);
+            }
+        }
     }
 
     /** With 1 and with 200 readers of 200 clients waiting behind a writer: one PUBLISH, naming every waiting reader. */
@@ -204,5 +304,124 @@ class RedisClaimScriptsIT {
         assertThat(sync.keys(KeyLayout.glob(tag) + ":*"))
                 .as("only the fence counter stays")
                 .containsExactly(KeyLayout.key(tag, KeyLayout.FENCE));
+    }
+
+    /**
+     * Through acquires, a release, renewal for a longer lease, a later hold of the shorter lease, a queued writer,
+     * releases and a grant that creates the holds again, every key of the name expires, never before a live hold or
+     * waiter needs it and never more than half the longest lease or waiter timeout after the latest hold expiry or
+     * waiter deadline given; once nothing is held or queued only the fence counter is left.
+     */
+    @Test
+    void keys_outliveEveryLiveHoldAndWaiter_byAtMostHalfALease() throws Exception {
+        String tag = tag();
+        long lease = 1500;
+        long longLease = 4000;
+        long waiterTimeout = 5000;
+        KeyExpiries keys = new KeyExpiries(tag, waiterTimeout / 2);
+        long a = (Long) acquire(tag, "s", "a:t1", lease, false, waiterTimeout).get(1);
+        keys.check("after the first read hold");
+        Thread.sleep(30);
+        long b = (Long) acquire(tag, "s", "b:t1", lease, false, waiterTimeout).get(1);
+        keys.check("after a second read hold");
+        assertThat(release(tag, "sb:t1", b)).isEqualTo(1L);
+        keys.check("after releasing the second hold");
+        assertThat(renew(tag, "sa:t1", a, longLease)).as("holds gone").isZero();
+        keys.check("after renewing the first hold for a longer lease");
+        Thread.sleep(1000);
+        long c = (Long) acquire(tag, "s", "c:t1", lease, false, waiterTimeout).get(1);
+        keys.check("after a later hold of the shorter lease");
+        assertThat(acquire(tag, "x", "w:t1", lease, true, waiterTimeout).get(0)).isEqualTo(0L);
+        keys.check("with a writer queued");
+        assertThat(release(tag, "sc:t1", c)).isEqualTo(1L);
+        keys.check("after releasing the latest granted hold");
+        assertThat(release(tag, "sa:t1", a)).isEqualTo(1L);
+        keys.check("with only the writer queued");
+        Thread.sleep(30);
+        long w = (Long) acquire(tag, "x", "w:t1", lease, true, waiterTimeout).get(1);
+        keys.check("after the queued writer's grant");
+        assertThat(release(tag, "xw:t1", w)).isEqualTo(1L);
+        assertThat(sync.keys(KeyLayout.glob(tag) + ":*"))
+                .as("only the fence counter stays")
+                .containsExactly(KeyLayout.key(tag, KeyLayout.FENCE));
+    }
+
+    /**
+     * A name kept in use by one hold: acquiring and releasing another permit sets no expiry (the keys' shared expiry
+     * already covers the new lease) and stays within 16 commands inside the scripts.
+     */
+    @Test
+    void permitAcquireAndRelease_onANameInUse_setNoExpiry_andRunFewCommands() {
+        String tag = tag();
+        long lease = 30_000;
+        acquirePermits(tag, 4, 1, "keeper:t1", lease);
+        long pexpires = commandCalls("pexpire") + commandCalls("pexpireat");
+        long before = commandsRunByScripts();
+        int rounds = 20;
+        for (int i = 0; i < rounds; i++) {
+            List<Object> got = acquirePermits(tag, 4, 1, "p:t1", lease);
+            assertThat(got.get(0)).isEqualTo(1L);
+            assertThat(release(tag, "sp:t1", (Long) got.get(1))).isEqualTo(1L);
+        }
+        long perRound = (commandsRunByScripts() - before) / rounds;
+        assertThat(commandCalls("pexpire") + commandCalls("pexpireat") - pexpires)
+                .as("expiries set")
+                .isZero();
+        assertThat(perRound)
+                .as("commands inside the scripts per acquire + release")
+                .isLessThanOrEqualTo(16);
+        new KeyExpiries(tag, lease / 2).check("after the rounds");
+    }
+
+    /**
+     * The permits in use, kept in the meta hash, stay the sum of the live holds' permits through grants, a lease that
+     * runs out and releases: the semaphore grants exactly up to its size at every step.
+     */
+    @Test
+    void permitsInUse_followTheLiveHolds_throughExpiryAndRelease() throws Exception {
+        String tag = tag();
+        String meta = KeyLayout.key(tag, KeyLayout.CLAIM);
+        long shortLived = (Long) acquirePermits(tag, 3, 2, "a:t1", 200).get(1);
+        long kept = (Long) acquirePermits(tag, 3, 1, "b:t1", 30_000).get(1);
+        assertThat(acquirePermits(tag, 3, 1, "c:t1", 30_000).get(0))
+                .as("a fourth permit")
+                .isEqualTo(0L);
+        assertThat(sync.hget(meta, "u")).isEqualTo("3");
+        Thread.sleep(300);
+        long c = (Long) acquirePermits(tag, 3, 2, "c:t1", 30_000).get(1);
+        assertThat(sync.hget(meta, "u"))
+                .as("the ended hold's permits came back")
+                .isEqualTo("3");
+        assertThat(acquirePermits(tag, 3, 1, "d:t1", 30_000).get(0)).isEqualTo(0L);
+        assertThat(release(tag, "sa:t1", shortLived)).as("the ended hold").isZero();
+        assertThat(release(tag, "sb:t1", kept)).isEqualTo(1L);
+        assertThat(sync.hget(meta, "u")).isEqualTo("2");
+        long d = (Long) acquirePermits(tag, 3, 1, "d:t1", 30_000).get(1);
+        assertThat(acquirePermits(tag, 3, 1, "e:t1", 30_000).get(0)).isEqualTo(0L);
+        assertThat(release(tag, "sc:t1", c)).isEqualTo(1L);
+        assertThat(release(tag, "sd:t1", d)).isEqualTo(1L);
+        assertThat(sync.keys(KeyLayout.glob(tag) + ":*"))
+                .as("the fence counter and the size stay")
+                .containsExactlyInAnyOrder(KeyLayout.key(tag, KeyLayout.FENCE), KeyLayout.key(tag, KeyLayout.SIZE));
+    }
+
+    /**
+     * A name whose meta hash is gone (evicted, say) counts as having nothing live: what is left in its other keys ends,
+     * its owner is told its hold is gone, and the semaphore grants its whole size again, no more. The kind checks still
+     * refuse another size.
+     */
+    @Test
+    void metaHashGone_whatIsLeftEnds_andTheSizeStillHolds() {
+        String tag = tag();
+        long a = (Long) acquirePermits(tag, 2, 2, "a:t1", 30_000).get(1);
+        sync.del(KeyLayout.key(tag, KeyLayout.CLAIM));
+        assertThat(acquire(tag, "sem", "3", "s", 1, "x:t1", 30_000, false, 5000))
+                .as("another size")
+                .containsExactly(-2L, 2L);
+        long b = (Long) acquirePermits(tag, 2, 2, "b:t1", 30_000).get(1);
+        assertThat(acquirePermits(tag, 2, 1, "c:t1", 30_000).get(0)).isEqualTo(0L);
+        assertThat(release(tag, "sa:t1", a)).as("the hold left behind").isZero();
+        assertThat(sync.hget(KeyLayout.key(tag, KeyLayout.CLAIM), "u")).isEqualTo("2");
+        assertThat(release(tag, "sb:t1", b)).isEqualTo(1L);
     }
 }
