@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The benchmark entry point: {@code java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|etcd-sync|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|redis-async|zookeeper-clients|zookeeper-sync|jdbc-sync|redis-sync|redis-sync-ref|multilock|engine> [options]}.
+ * The benchmark entry point: {@code java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|etcd-sync|etcd-sync-ref|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|redis-async|zookeeper-clients|zookeeper-sync|jdbc-sync|redis-sync|redis-sync-ref|multilock|engine> [options]}.
  *
  * <pre>
  * --seconds N          measured seconds per phase (default 5; quick: 2)
@@ -70,6 +70,7 @@ public final class BenchMain {
                     "zookeeper",
                     "etcd",
                     "etcd-sync",
+                    "etcd-sync-ref",
                     "quick",
                     "redis-keys",
                     "redis-clients",
@@ -115,6 +116,7 @@ public final class BenchMain {
                 case "zookeeper-clients" -> ZooKeeperBench.clients(zookeeper, phase, out);
                 case "etcd" -> EtcdBench.run(etcd, phase, out);
                 case "etcd-sync" -> EtcdSyncBench.run(etcd, phase, out);
+                case "etcd-sync-ref" -> EtcdSyncBench.clients(etcd, phase, out);
                 default -> throw new AssertionError(part);
             }
             out.printf("%n_%s took %.0f s_%n", part, (System.nanoTime() - start) / 1e9);
@@ -140,7 +142,7 @@ public final class BenchMain {
 
     private static void usage(PrintStream out) {
         out.println(
-                "usage: java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|etcd-sync|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|redis-async|zookeeper-clients|zookeeper-sync|jdbc-sync|redis-sync|redis-sync-ref|multilock|engine> [--seconds N]"
+                "usage: java -jar distlock-bench.jar <redis|jdbc|zookeeper|etcd|etcd-sync|etcd-sync-ref|all|quick|redis-keys|redis-clients|redis-uncontended|redis-floor|redis-names|redis-ratios|redis-async|zookeeper-clients|zookeeper-sync|jdbc-sync|redis-sync|redis-sync-ref|multilock|engine> [--seconds N]"
                         + " [--redis URI] [--mariadb JDBC-URL] [--postgres JDBC-URL] [--zookeeper HOST:PORT] [--etcd URL] [--csv FILE]");
     }
 }

@@ -27,7 +27,8 @@ import java.util.concurrent.TimeUnit;
  * locks or semaphores on etcd, so those are measured against the floor: the unary requests the server handled per
  * operation (grpc_server_handled_total, EtcdBench.Requests), uncontended and with 1 and 100 waiters on the name, and
  * their ops/s against the lock's own on the same server. The hand-off row is the lock on one key from 8 separate
- * clients, side by side with jetcd's Lock. Every key is under a prefix with a random run id, deleted at the end.
+ * clients, side by side with jetcd's Lock and with EtcdReference's two variants (what the hand-off needs and no more);
+ * the mode etcd-sync-ref runs that row alone. Every key is under a prefix with a random run id, deleted at the end.
  */
 /** The etcd synchronizer benchmark: requests per operation, ops/s against the lock, cross-client hand-off. */
 public final class EtcdSyncBench {
@@ -146,15 +147,7 @@ public final class EtcdSyncBench {
             report.section("One name, 8 threads, one client");
             report.table(mix, true);
 
-            List<LockProvider.Factory> fs =
-                    List.of(EtcdBench.distlock(endpoints, ns + "h/"), EtcdBench.jetcd(endpoints, ns + "h/"));
-            List<Result> clients = new ArrayList<>();
-            for (LockProvider.Factory f : fs) {
-                clients.add(requests.counted(
-                        "one key, 8 clients", w -> Scenarios.oneKeyManyClients(f, "k8", THREADS, timing, w)));
-            }
-            report.section("Lock: one key, 8 separate clients");
-            report.table(clients, true);
+            List<Result> clients = oneKeyManyClients(endpoints, ns, timing, requests, report);
 
             report.section("etcd requests per operation (grpc_server_handled_total from /metrics)");
             report.line("Unary gRPC calls the server handled during the measured window, divided by the operations"
@@ -171,23 +164,99 @@ public final class EtcdSyncBench {
                     + Report.ratio(ops(mix, "semaphore of 4, acquire(1)") / ops(mix, "lock")));
             report.section("Targets (issue 27)");
             report.targetHeader();
-            report.target(
-                    "one key, 8 clients: ops/s ÷ jetcd Lock",
-                    ops(clients, EtcdBench.DISTLOCK) / ops(clients, EtcdBench.JETCD),
-                    ">=",
-                    5);
+            oneKeyManyClientsTargets(report, clients);
         } finally {
-            try {
-                admin.getKVClient()
-                        .delete(
-                                ByteSequence.from(ns, StandardCharsets.UTF_8),
-                                DeleteOption.builder().isPrefix(true).build())
-                        .get(10, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                report.line("- cleanup of " + ns + " failed: " + e);
-            }
-            admin.close();
+            cleanUp(admin, ns, report);
         }
+    }
+
+    /**
+     * The mode {@code etcd-sync-ref}: only the row "lock on one key from 8 separate clients", with distlock, jetcd's
+     * Lock and the two variants of the reference (EtcdReference).
+     */
+    public static void clients(String endpoints, Duration phase, PrintStream out) {
+        Report report = new Report(out);
+        Timing timing = Timing.of(phase);
+        String ns =
+                "dlbench-ref-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16) + "/";
+        report.title("etcd lock, one key, 8 clients, with a reference — " + endpoints);
+        report.environment("start");
+        Client admin = Client.builder().endpoints(endpoints.split(",")).build();
+        EtcdBench.Requests requests = new EtcdBench.Requests(endpoints.split(",")[0]);
+        // the first metrics read sets up the HTTP client; done here, it does not delay the first row's window
+        var unused = requests.snapshot();
+        try {
+            List<Result> clients = oneKeyManyClients(endpoints, ns, timing, requests, report);
+            report.section("etcd requests per lock+unlock (grpc_server_handled_total from /metrics)");
+            report.line("Unary gRPC calls the server handled during the measured window, divided by the operations"
+                    + " in it; streams (Watch, LeaseKeepAlive) are not counted.");
+            report.line("");
+            report.line("| scenario | implementation | requests / op | by method |");
+            report.line("| --- | --- | ---: | --- |");
+            requests.rows.forEach(report::line);
+            report.environment("end");
+            report.section("Targets (issue 27)");
+            report.targetHeader();
+            oneKeyManyClientsTargets(report, clients);
+        } finally {
+            cleanUp(admin, ns, report);
+        }
+    }
+
+    /** The lock on one key from 8 separate clients (one per thread), one implementation after another. */
+    private static List<Result> oneKeyManyClients(
+            String endpoints, String ns, Timing timing, EtcdBench.Requests requests, Report report) {
+        List<LockProvider.Factory> fs = List.of(
+                EtcdBench.distlock(endpoints, ns + "h/"),
+                EtcdReference.locks(endpoints, ns + "h/", true),
+                EtcdReference.locks(endpoints, ns + "h/", false),
+                EtcdBench.jetcd(endpoints, ns + "h/"));
+        List<Result> clients = new ArrayList<>();
+        for (LockProvider.Factory f : fs) {
+            clients.add(requests.counted(
+                    "one key, 8 clients", w -> Scenarios.oneKeyManyClients(f, "k8", THREADS, timing, w)));
+        }
+        report.section("Lock: one key, 8 separate clients");
+        report.line("Each thread has its own client, so every hand-off goes between clients through the server. The"
+                + " references do only what the hand-off needs (EtcdReference: one Txn to enqueue and read the queue,"
+                + " one delete to release; a waiter learns of the deletes ahead of it from a watch on the prefix, or"
+                + " from a watch on the key just ahead and one Range when it goes).");
+        report.line("");
+        report.table(clients, true);
+        return clients;
+    }
+
+    private static void oneKeyManyClientsTargets(Report report, List<Result> clients) {
+        report.target(
+                "one key, 8 clients: ops/s ÷ jetcd Lock",
+                ops(clients, EtcdBench.DISTLOCK) / ops(clients, EtcdBench.JETCD),
+                ">=",
+                5);
+        report.target(
+                "(reference) one key, 8 clients: reference, watch on the prefix ÷ jetcd Lock",
+                ops(clients, EtcdReference.LOCK) / ops(clients, EtcdBench.JETCD),
+                ">=",
+                5);
+        report.target(
+                "(reference) one key, 8 clients: reference, watch on the predecessor ÷ jetcd Lock",
+                ops(clients, EtcdReference.LOCK_PREDECESSOR) / ops(clients, EtcdBench.JETCD),
+                ">=",
+                5);
+        report.line("| (one key, 8 clients: distlock ÷ reference, watch on the prefix) | "
+                + Report.ratio(ops(clients, EtcdBench.DISTLOCK) / ops(clients, EtcdReference.LOCK)) + " | | |");
+    }
+
+    private static void cleanUp(Client admin, String ns, Report report) {
+        try {
+            admin.getKVClient()
+                    .delete(
+                            ByteSequence.from(ns, StandardCharsets.UTF_8),
+                            DeleteOption.builder().isPrefix(true).build())
+                    .get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            report.line("- cleanup of " + ns + " failed: " + e);
+        }
+        admin.close();
     }
 
     /** One operation, as a step a thread repeats. */
