@@ -43,8 +43,12 @@ import org.jspecify.annotations.Nullable;
  *   A queued waiter keeps its key and re-checks with a read-only transaction of its key and the head (a linearizable
  *   read, no Raft write). When the watch's mirror of the queue still shows an older key, and the waiter's key and lease
  *   were confirmed within the waiter's come-back interval, it answers Busy without a round trip: the delete of that key
- *   will wake it. A grant is always confirmed by etcd. A waiter's key that is gone, or was recreated, is no longer its
- *   place: the waiter enqueues again.
+ *   will wake it. When the mirror shows the waiter's key as the oldest (the watch saw its put and the delete of every
+ *   key before it, in revision order), the waiter is the head as of the mirror's revision and takes the lock without a
+ *   round trip too, provided the shared lease was confirmed within the half second that lets a hold be dated from now;
+ *   otherwise the re-check confirms it in etcd. A key deleted behind the waiter's back after that revision is a lost
+ *   hold, told by the watchdog as for any hold. A waiter's key that is gone, or was recreated, is no longer its place:
+ *   the waiter enqueues again.
  *
  * Trying without queueing
  *   An attempt with queue false that is not the head deletes its key again before it answers Busy (owner-checked by
@@ -96,8 +100,17 @@ final class EtcdAcquirer {
                     && start - known.lease.refreshedAt() < comeBack
                     && watches.showsOlderThan(key.name(), known.revision)) {
                 // the watch shows an older key in the queue: the answer is Busy without asking etcd, and its delete
-                // event will wake us. A grant is always confirmed by etcd below.
+                // event will wake us
                 return Attempt.busy(Duration.ofNanos(comeBack));
+            }
+            if (queue
+                    && start - known.checkedAt < comeBack
+                    && leases.needsNoRefresh(known.lease, start)
+                    && watches.showsHead(key.name(), known.revision)) {
+                // the watch has seen our key's put and the delete of every older key: we are the head, as a re-check
+                // would say, and the shared lease is confirmed recently enough to date the hold from start
+                entries.granted(path, known.grant(start), lease.length());
+                return Attempt.acquired(known.revision, spare);
             }
             Attempt a = recheck(key, path, known, start, lease, spare, queue, comeBack);
             if (a != null) {

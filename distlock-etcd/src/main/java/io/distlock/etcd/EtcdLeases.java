@@ -110,6 +110,14 @@ final class EtcdLeases {
     }
 
     /**
+     * Whether a hold dated at {@code start} may rest on {@code lease} with no keep-alive at all: it is the shared lease
+     * and its last confirmation is recent enough that {@link #refreshIfDue} would send none.
+     */
+    boolean needsNoRefresh(LeaseRef lease, long start) {
+        return lease.shared && start - lease.refreshedAt() <= REFRESH_NANOS;
+    }
+
+    /**
      * The keep-alive of {@code lease} that a call dating its hold at {@code start} must wait for, sent now to be
      * pipelined with the call's request: a per-hold lease from before this call always needs one; the shared lease only
      * when its last confirmation is older than {@link #CONFIRM_NANOS}, and from {@link #REFRESH_NANOS} on it gets one in

@@ -137,6 +137,15 @@ final class EtcdWatches {
     }
 
     /**
+     * Whether a healthy watch of the name shows the key with create revision {@code revision} as the oldest of the
+     * queue: the watch has seen that key's put and the delete of every older key, so the key's owner is the head.
+     */
+    boolean showsHead(String name, long revision) {
+        QueueWatch mirror = mirrors.get(name);
+        return mirror != null && mirror.isHead(revision);
+    }
+
+    /**
      * Records that the waiter whose key has create revision {@code revision} waits behind {@code blockers} (revision to
      * permits) until at most {@code budget} of their permits remain; a no-op without a healthy watch of the name.
      */
@@ -347,6 +356,15 @@ final class EtcdWatches {
                         && (byRevision.containsKey(revision) || revision > seenThrough)
                         && !byRevision.isEmpty()
                         && byRevision.firstKey() < revision;
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        boolean isHead(long revision) {
+            lock.lock();
+            try {
+                return healthy && !byRevision.isEmpty() && byRevision.firstKey() == revision;
             } finally {
                 lock.unlock();
             }

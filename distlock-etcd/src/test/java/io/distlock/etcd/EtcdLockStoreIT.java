@@ -794,6 +794,52 @@ class EtcdLockStoreIT {
     }
 
     @Test
+    void queuedWaiter_whoseWatchSawEveryOlderKeyGo_isGrantedWithNoRequest_andItsTokenIsItsKeys() throws Exception {
+        EtcdLockStore holder = store();
+        EtcdLockStore waiter = store();
+        LockKey key = name();
+        long held = token(holder.tryAcquire(lock(key, owner("h:t1"), RENEWED), false));
+        CountDownLatch woken = new CountDownLatch(1);
+        try (Subscription sub = waiter.subscribe(key, woken::countDown)) {
+            assertThat(waiter.tryAcquire(lock(key, owner("w:t1"), RENEWED), true))
+                    .isInstanceOf(Attempt.Busy.class);
+            long queuedAt = fixture.keysOf(key.name()).get(1).getCreateRevision();
+            assertThat(holder.release(HeldClaim.lock(key, owner("h:t1"), held))).isTrue();
+            assertThat(woken.await(3, TimeUnit.SECONDS)).isTrue();
+            long requests = unaryRequests();
+            long token = token(waiter.tryAcquire(lock(key, owner("w:t1"), RENEWED), true));
+            assertThat(unaryRequests() - requests)
+                    .as("the watch's copy of the queue shows the waiter's key as the oldest")
+                    .isZero();
+            assertThat(token).isEqualTo(queuedAt).isGreaterThan(held);
+            assertThat(holder.tryAcquire(lock(key, owner("h:t2"), RENEWED), false))
+                    .as("etcd agrees: the waiter's key is the head")
+                    .isInstanceOf(Attempt.Busy.class);
+            assertThat(waiter.release(HeldClaim.lock(key, owner("w:t1"), token)))
+                    .isTrue();
+        }
+        assertThat(fixture.keysOf(key.name())).isEmpty();
+    }
+
+    @Test
+    void queuedWaiter_behindAnOlderKeyTheWatchShows_staysBusy_withNoRequest() throws Exception {
+        EtcdLockStore holder = store();
+        EtcdLockStore waiter = store();
+        LockKey key = name();
+        long held = token(holder.tryAcquire(lock(key, owner("h:t1"), RENEWED), false));
+        try (Subscription sub = waiter.subscribe(key, () -> {})) {
+            assertThat(waiter.tryAcquire(lock(key, owner("w:t1"), RENEWED), true))
+                    .isInstanceOf(Attempt.Busy.class);
+            // the holder's key stays: the mirror shows it older, so the waiter stays busy with no request
+            long requests = unaryRequests();
+            assertThat(waiter.tryAcquire(lock(key, owner("w:t1"), RENEWED), true))
+                    .isInstanceOf(Attempt.Busy.class);
+            assertThat(unaryRequests() - requests).isZero();
+        }
+        assertThat(holder.release(HeldClaim.lock(key, owner("h:t1"), held))).isTrue();
+    }
+
+    @Test
     void subscribeAgainSoonAfterClosing_takesOverTheIdleWatch_noRoundTrip_wakesOnlyTheNewSubscriber() throws Exception {
         EtcdLockStore s = store();
         EtcdLockStore other = store();
