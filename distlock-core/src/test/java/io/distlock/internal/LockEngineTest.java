@@ -917,6 +917,28 @@ class LockEngineTest {
         assertThatThrownBy(hold::release).isInstanceOf(LockLostException.class);
     }
 
+    /**
+     * A hold lost because its renewal failed or came too late, in a store without leases of its own (a database
+     * session lock), is ended there: its session may well be alive, and would otherwise keep the lock, granted to
+     * nobody, for as long as the session lasts.
+     */
+    @Test
+    void holdLostWithACause_inAStoreWithoutLeases_isEndedThere() throws Exception {
+        store.expiresHolds = false;
+        LockEngine engine = engine(Duration.ofSeconds(30), ticker);
+        LockHold hold = engine.lock("a").acquire();
+        OwnerId owner = java.util.Objects.requireNonNull(store.holders.get("a"));
+        store.failure = new IllegalStateException("renewal timed out");
+        ticker.advance(Duration.ofSeconds(31));
+        engine.tickWatchdog();
+        store.failure = null;
+
+        assertThat(hold.isValid()).isFalse();
+        assertThat(store.abandonedHolds).containsExactly(HeldClaim.lock(new LockKey("a"), owner, hold.fencingToken()));
+        assertThat(store.holders).as("the lock is free in the store").doesNotContainKey("a");
+        assertThatThrownBy(hold::release).isInstanceOf(LockLostException.class);
+    }
+
     @Test
     void fixedLease_validityFollowsTheTicker() throws Exception {
         LockHold hold = engine(Duration.ofSeconds(30), ticker)
