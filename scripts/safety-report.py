@@ -126,7 +126,8 @@ def main():
                "`pass`/`FAIL`: a MUST property; `doc: held`/`doc: broke`: a property the backend cannot keep by design "
                "under this fault (recorded, not asserted); `–`: nothing to judge; blank cell: scenario not run on that "
                "backend (see the notes below the tables)." % (
-                   len(rows), " (%d of them kept from the previous generation by `--merge`)" % kept if kept else ""))
+                   len(rows), ": %d from the last run's result files, %d kept from the page's earlier tables by `--merge`" % (
+                       len(rows) - kept, kept) if kept else ""))
     out.append("")
     out.append("### Scenarios x backends")
     out.append("")

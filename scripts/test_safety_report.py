@@ -67,7 +67,7 @@ class SafetyReportTest(unittest.TestCase):
         self.assertIn("| R2 | redis | pass |", text)
         self.assertNotIn("| 13 |", text)
         self.assertNotIn("Failed MUST", text)
-        self.assertIn("from 4 scenario runs (2 of them kept", text)
+        self.assertIn("from 4 scenario runs: 2 from the last run's result files, 2 kept", text)
         self.assertTrue(text.startswith("# head\n") and text.endswith("\ntail\n"))
 
     def test_merge_keeps_a_kept_rows_failure_line(self):
