@@ -939,6 +939,40 @@ class LockEngineTest {
         assertThatThrownBy(hold::release).isInstanceOf(LockLostException.class);
     }
 
+    /**
+     * Holds whose leases ran out before a renewal was confirmed are all told before any is ended in the store (a
+     * round trip each where the store keeps no leases of its own, a slow one when it cannot be reached).
+     */
+    @Test
+    void overdueHolds_areAllToldBeforeAnyIsEndedInTheStore() throws Exception {
+        store.expiresHolds = false;
+        LockEngine engine = engine(Duration.ofSeconds(30), ticker);
+        List<String> told = new CopyOnWriteArrayList<>();
+        for (String name : List.of("a", "b", "c")) {
+            DistributedLock lock = engine.lock(name);
+            lock.addListener(new io.distlock.LockListener() {
+                @Override
+                public void lost(String n, long token, @org.jspecify.annotations.Nullable Throwable cause) {
+                    told.add(n);
+                }
+            });
+            var unused = lock.acquire();
+        }
+        List<String> toldAtFirstAbandon = new CopyOnWriteArrayList<>();
+        store.duringAbandonHold = () -> {
+            if (toldAtFirstAbandon.isEmpty()) {
+                toldAtFirstAbandon.addAll(told);
+            }
+        };
+        ticker.advance(Duration.ofSeconds(31));
+
+        engine.expireOverdueNow();
+
+        assertThat(toldAtFirstAbandon).containsExactlyInAnyOrder("a", "b", "c");
+        assertThat(store.abandonedHolds).hasSize(3);
+        assertThat(store.holders).isEmpty();
+    }
+
     @Test
     void fixedLease_validityFollowsTheTicker() throws Exception {
         LockHold hold = engine(Duration.ofSeconds(30), ticker)
