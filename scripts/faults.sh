@@ -7,6 +7,9 @@
 #   scripts/faults.sh --all         both tiers
 #   scripts/faults.sh --report      only regenerate docs/safety.md from distlock-safety/target/safety-results
 #
+# The tables are merged (safety-report.py --merge): the rows of a scenario and backend this run did not produce stay
+# as docs/safety.md had them, so a run of one backend or one tier updates only its own rows.
+#
 # Arguments after these go to Maven, e.g. -o (offline), -Dsafety.seed=123 (replay one seed),
 # -Dsafety.soak.seconds=1800 (a longer soak), -Dit.test='EtcdSafetyIT' (one backend).
 # Each scenario prints its seed and fault schedule and keeps its histories under
@@ -35,5 +38,5 @@ if [ -z "$report_only" ]; then
     -Dfailsafe.failIfNoSpecifiedTests=false -DskipITs=false \
     "-Dsafety.groups=$groups" -Dsafety.excludedGroups=none "$@" || status=$?
 fi
-python3 scripts/safety-report.py distlock-safety/target/safety-results docs/safety.md
+python3 scripts/safety-report.py --merge distlock-safety/target/safety-results docs/safety.md
 exit "${status:-0}"

@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
  *   of a lock hold's lease, release and loss is HoldKeeper's.
  *
  * Ending lost holds in the store
- *   Where the store keeps no lease of its own (SessionHolds), a hold found lost with no failure as cause is ended there
- *   too (endLostInStore), unless its owner already holds the lock again. A caller that found several holds lost tells
+ *   Where the store keeps no lease of its own (SessionHolds), a hold found lost is ended there too (endLostInStore),
+ *   whatever the cause, unless its owner already holds the lock again. A caller that found several holds lost tells
  *   them all before it ends any, since ending one is a round trip.
  */
 /** The leases and losses of a {@link LockEngine}'s holds: {@link HoldKeeper} with the lock's two additions. */
@@ -76,10 +76,14 @@ final class LockLeases extends HoldKeeper<HoldImpl, LockState> {
         }
     }
 
-    /** The store keeps no lease: a hold lost without a failure is ended there too. */
+    /**
+     * The store keeps no lease: a lost hold is ended there too, whatever the cause. A hold whose renewal failed or came
+     * too late (a slow store, a busy machine) may still be held by a live session, which would keep the lock, granted
+     * to nobody, for as long as it lasts; where the session is dead, ending it fails quietly.
+     */
     @Override
     boolean endsInStore(@Nullable Throwable cause) {
-        return sessionHolds != null && cause == null;
+        return sessionHolds != null;
     }
 
     /** Ends a hold that {@link #tellLost} reported lost in the store, unless its owner holds the lock again. */

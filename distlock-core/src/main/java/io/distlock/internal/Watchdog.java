@@ -106,12 +106,27 @@ final class Watchdog<H extends Watchdog.Renewable<K>, K> {
      */
     void expireOverdue() {
         long now = ticker.read();
-        for (H h : holds) {
-            if (h.isActive() && now - h.validUntil() >= 0 && holds.remove(h)) {
-                engine.markLost(
-                        h,
-                        new java.util.concurrent.TimeoutException(
-                                "the lease of '" + h.name() + "' ended before the store confirmed a renewal"));
+        // as in a tick: every overdue hold is told before any is ended in the store (a round trip each where the
+        // store keeps no leases, and a slow one when it cannot be reached, which is often why the lease ran out)
+        List<H> toEnd = new ArrayList<>();
+        try {
+            for (H h : holds) {
+                if (h.isActive() && now - h.validUntil() >= 0 && holds.remove(h)) {
+                    try {
+                        if (engine.tellLost(
+                                h,
+                                new java.util.concurrent.TimeoutException("the lease of '" + h.name()
+                                        + "' ended before the store confirmed a renewal"))) {
+                            toEnd.add(h);
+                        }
+                    } catch (RuntimeException e) {
+                        log.error("distlock: telling that '{}' was lost failed", h.name(), e);
+                    }
+                }
+            }
+        } finally {
+            for (H h : toEnd) {
+                engine.endLostInStore(h);
             }
         }
     }

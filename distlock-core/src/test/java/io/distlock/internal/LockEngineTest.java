@@ -983,6 +983,62 @@ class LockEngineTest {
         assertThatThrownBy(hold::release).isInstanceOf(LockLostException.class);
     }
 
+    /**
+     * A hold lost because its renewal failed or came too late, in a store without leases of its own (a database
+     * session lock), is ended there: its session may well be alive, and would otherwise keep the lock, granted to
+     * nobody, for as long as the session lasts.
+     */
+    @Test
+    void holdLostWithACause_inAStoreWithoutLeases_isEndedThere() throws Exception {
+        store.expiresHolds = false;
+        LockEngine engine = engine(Duration.ofSeconds(30), ticker);
+        LockHold hold = engine.lock("a").acquire();
+        OwnerId owner = java.util.Objects.requireNonNull(store.holders.get("a"));
+        store.failure = new IllegalStateException("renewal timed out");
+        ticker.advance(Duration.ofSeconds(31));
+        engine.tickWatchdog();
+        store.failure = null;
+
+        assertThat(hold.isValid()).isFalse();
+        assertThat(store.abandonedHolds).containsExactly(HeldClaim.lock(new LockKey("a"), owner, hold.fencingToken()));
+        assertThat(store.holders).as("the lock is free in the store").doesNotContainKey("a");
+        assertThatThrownBy(hold::release).isInstanceOf(LockLostException.class);
+    }
+
+    /**
+     * Holds whose leases ran out before a renewal was confirmed are all told before any is ended in the store (a
+     * round trip each where the store keeps no leases of its own, a slow one when it cannot be reached).
+     */
+    @Test
+    void overdueHolds_areAllToldBeforeAnyIsEndedInTheStore() throws Exception {
+        store.expiresHolds = false;
+        LockEngine engine = engine(Duration.ofSeconds(30), ticker);
+        List<String> told = new CopyOnWriteArrayList<>();
+        for (String name : List.of("a", "b", "c")) {
+            DistributedLock lock = engine.lock(name);
+            lock.addListener(new io.distlock.LockListener() {
+                @Override
+                public void lost(String n, long token, @org.jspecify.annotations.Nullable Throwable cause) {
+                    told.add(n);
+                }
+            });
+            var unused = lock.acquire();
+        }
+        List<String> toldAtFirstAbandon = new CopyOnWriteArrayList<>();
+        store.duringAbandonHold = () -> {
+            if (toldAtFirstAbandon.isEmpty()) {
+                toldAtFirstAbandon.addAll(told);
+            }
+        };
+        ticker.advance(Duration.ofSeconds(31));
+
+        engine.expireOverdueNow();
+
+        assertThat(toldAtFirstAbandon).containsExactlyInAnyOrder("a", "b", "c");
+        assertThat(store.abandonedHolds).hasSize(3);
+        assertThat(store.holders).isEmpty();
+    }
+
     @Test
     void fixedLease_validityFollowsTheTicker() throws Exception {
         LockHold hold = engine(Duration.ofSeconds(30), ticker)

@@ -2,12 +2,14 @@ package io.distlock.safety;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.SQLExceptionOverride;
 import io.distlock.LockClient;
 import io.distlock.etcd.EtcdLockClient;
 import io.distlock.jdbc.JdbcLockClient;
 import io.distlock.redis.RedisLockClient;
 import io.distlock.testkit.ForwardingLockClient;
 import io.distlock.zookeeper.ZooKeeperLockClient;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -114,6 +116,23 @@ final class Clients {
         }
     }
 
+    /**
+     * Makes Hikari evict an H2 TCP connection that broke. H2's client reports a lost connection as "connection is
+     * broken" (90067) and every later use of it as "database is already closed" (90121) or "database has been closed"
+     * (90098), none with an SQLState of class 08, so Hikari's own check keeps the dead connection in the pool and hands
+     * it out again until it has been idle for half a second (its alive-bypass window); a client that keeps using the
+     * pool gets dead connections for as long as it is busy.
+     */
+    private static final SQLExceptionOverride H2_BROKEN_CONNECTIONS = new SQLExceptionOverride() {
+        @java.lang.Override
+        public SQLExceptionOverride.Override adjudicate(SQLException e) {
+            int code = e.getErrorCode();
+            return code == 90067 || code == 90098 || code == 90121
+                    ? SQLExceptionOverride.Override.MUST_EVICT
+                    : SQLExceptionOverride.Override.CONTINUE_EVICT;
+        }
+    };
+
     private static LockClient jdbc(Map<String, String> m, String id) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(get(m, "uri"));
@@ -124,6 +143,9 @@ final class Clients {
         config.setConnectionTimeout(5_000);
         config.setValidationTimeout(2_000);
         config.setPoolName("safety-" + id);
+        if (get(m, "uri").startsWith("jdbc:h2:")) {
+            config.setExceptionOverride(H2_BROKEN_CONNECTIONS);
+        }
         HikariDataSource pool = new HikariDataSource(config);
         try {
             JdbcLockClient client = JdbcLockClient.builder()

@@ -87,6 +87,12 @@ class MariaDbSafetyIT {
 
     @Test
     @Tag("tier2")
+    void k1_clientClockJumps_sessionLocks() throws Exception {
+        Tier2Scenarios.k1ClientClockJumps(advisory, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
     void r2_holdDeleted() throws Exception {
         Tier2Scenarios.r2HoldDeleted(table, SafetySeeds.seed());
     }

@@ -18,6 +18,9 @@ import io.distlock.testkit.history.PropertyResult;
 import io.distlock.testkit.history.RecordedHold;
 import io.distlock.testkit.history.RecordedLock;
 import io.distlock.testkit.server.RedisServer;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -400,6 +403,14 @@ final class Scenario implements AutoCloseable {
         }
         workloads.forEach(Workload::stop);
         workers.forEach(WorkerProcess::close);
+        for (WorkerProcess w : workers) {
+            // the worker's own log (the library's warnings), next to its history
+            try {
+                Files.write(dir.resolve(w.name + ".out"), w.lines(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                note("could not keep the output of " + w.name + ": " + e);
+            }
+        }
         for (LockClient c : clients.values()) {
             try {
                 c.close();
