@@ -31,7 +31,10 @@ import org.jspecify.annotations.Nullable;
  *
  * Watches. A waiting entry names the entries whose deletion can grant it, and only those: a reader the nearest other
  * owner's writer before it, a writer its nearest predecessor, a semaphore entry every entry before it (any one of them
- * may free the permits it lacks). No waiter watches the children list, so a new entry wakes nobody.
+ * may free the permits it lacks). It also says how many permits must leave from them before it may pass (its
+ * shortfall; each entry weighs its permits, a read-write lock entry 1): only entries before it count, and only by
+ * leaving, so the shortfall falls exactly by each blocker's weight as it is deleted. No waiter watches the children
+ * list, so a new entry wakes nobody.
  *
  * Kinds. The first entry says what the name is; an entry of another kind, or of a semaphore of another size, is
  * refused with IllegalStateException naming both, and so is any entry while the name has a latch.
@@ -144,10 +147,28 @@ final class ZkClaimQueue {
     }
 
     /**
-     * The verdict on {@code own} in {@code queue}: granted, or the nodes to watch while it waits (never empty then).
-     * {@code own} need not be in the queue: a plain try asks what would happen if it were appended.
+     * The verdict on {@code own} in {@code queue}: granted, or the entries to watch while it waits ({@code blockers},
+     * never empty then) and how many of their permits must leave before it may pass ({@code shortfall}: an entry's
+     * permits are its weight, 1 for read-write lock entries). {@code own} need not be in the queue: a plain try asks
+     * what would happen if it were appended.
      */
-    record Verdict(boolean granted, List<String> watch) {}
+    record Verdict(boolean granted, List<Entry> blockers, long shortfall) {
+        static final Verdict GRANTED = new Verdict(true, List.of(), 0);
+
+        /** Waits until {@code blocker} leaves. */
+        static Verdict waitsFor(Entry blocker) {
+            return new Verdict(false, List.of(blocker), blocker.permits());
+        }
+
+        /** The node names of the blockers. */
+        List<String> watch() {
+            List<String> out = new ArrayList<>(blockers.size());
+            for (Entry e : blockers) {
+                out.add(e.node());
+            }
+            return out;
+        }
+    }
 
     /** Throws IllegalStateException when {@code name} is used as another kind than {@code kind} (or another size). */
     static void checkKind(String name, List<Entry> queue, boolean hasLatch, Claim.Kind kind, int size) {
@@ -183,35 +204,31 @@ final class ZkClaimQueue {
                 used += e.permits();
             }
             if (used <= own.size()) {
-                return new Verdict(true, List.of());
+                return Verdict.GRANTED;
             }
-            List<String> watch = new ArrayList<>(before.size());
-            for (Entry e : before) {
-                watch.add(e.node());
-            }
-            return new Verdict(false, watch);
+            return new Verdict(false, List.copyOf(before), used - own.size());
         }
         if (own.mode() == Mode.EXCLUSIVE) {
             if (!before.isEmpty()) {
-                return new Verdict(false, List.of(before.get(before.size() - 1).node()));
+                return Verdict.waitsFor(before.get(before.size() - 1));
             }
             for (Entry e : queue) {
                 if (e.downgrade() && !e.ownerTag().equals(own.ownerTag())) {
-                    return new Verdict(false, List.of(e.node())); // another owner's downgraded read holds
+                    return Verdict.waitsFor(e); // another owner's downgraded read holds
                 }
             }
-            return new Verdict(true, List.of());
+            return Verdict.GRANTED;
         }
         if (own.downgrade()) {
-            return new Verdict(true, List.of());
+            return Verdict.GRANTED;
         }
         for (int i = before.size() - 1; i >= 0; i--) {
             Entry e = before.get(i);
             if (e.mode() == Mode.EXCLUSIVE && !e.ownerTag().equals(own.ownerTag())) {
-                return new Verdict(false, List.of(e.node()));
+                return Verdict.waitsFor(e);
             }
         }
-        return new Verdict(true, List.of());
+        return Verdict.GRANTED;
     }
 
     /** Whether {@code e} in {@code queue} holds now (the grants of the queue as it is). */

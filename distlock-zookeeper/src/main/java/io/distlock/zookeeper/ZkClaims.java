@@ -36,9 +36,10 @@ import org.jspecify.annotations.Nullable;
  * the child "latch" of the same node (ZkLatches), so one getChildren tells a claim that the name is a latch.
  *
  * Acquire. A queueing attempt creates its entry in Curator's protected mode (a create whose answer was lost is found
- * again by its GUID, not repeated) and reads the children: granted if the verdict says so; else it registers exists
- * watches on the entries the verdict names (ZkClaimWatches) and answers busy, so a later attempt (after a wake-up)
- * reads the queue again. Two round trips for an acquire, plus one per wake-up and one per new watched entry. A plain
+ * again by its GUID, not repeated) and reads the children: granted if the verdict says so; else it records its wait
+ * and registers exists watches on the entries the verdict names (ZkClaimWatches) and answers busy, so a later attempt
+ * (after a wake-up, which comes only when the entries it waits on have freed enough) reads the queue again. Two round
+ * trips for an acquire, plus one per wake-up and one per entry newly watched by this client. A plain
  * try (queue false) reads the children first and writes nothing when it would wait; if it wrote an entry that then
  * waits (the queue changed in between), it deletes it again.
  *
@@ -145,9 +146,13 @@ final class ZkClaims {
                     continue;
                 }
                 ZkClaimQueue.Verdict verdict = ZkClaimQueue.verdict(q, self);
+                ZkClaimWatches.Watch w = watches.get(namePath);
                 if (verdict.granted()) {
                     OwnEntry held = mine.granted(epochAtStart, false);
                     own.put(id, held);
+                    if (w != null) {
+                        w.forget(claim.owner(), claim.mode());
+                    }
                     return Attempt.acquired(held.token());
                 }
                 if (!queue) {
@@ -155,8 +160,7 @@ final class ZkClaims {
                     ops.deleteGuaranteed(mine.path());
                     return Attempt.busy(retryWithin);
                 }
-                ZkClaimWatches.Watch w = watches.get(namePath);
-                if (w != null && !w.watchAll(verdict.watch())) {
+                if (w != null && !w.await(claim.owner(), claim.mode(), verdict)) {
                     continue; // an entry ahead went between the read and the watch: read again
                 }
                 return Attempt.busy(retryWithin);
@@ -243,6 +247,10 @@ final class ZkClaims {
     void abandon(Claim claim) {
         ClaimId id = new ClaimId(claim.key().name(), claim.owner().value(), claim.mode());
         OwnEntry mine = own.remove(id);
+        ZkClaimWatches.Watch w = watches.get(ops.syncPath(claim.key()));
+        if (w != null) {
+            w.forget(claim.owner(), claim.mode());
+        }
         ZkOps.cleanUp(() -> {
             if (mine != null) {
                 ops.deleteGuaranteed(mine.path());

@@ -15,6 +15,7 @@ import io.distlock.spi.QueueOrdered;
 import io.distlock.spi.ReportsLoss;
 import io.distlock.spi.SessionHolds;
 import io.distlock.spi.Subscription;
+import io.distlock.spi.WakesOwners;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -22,6 +23,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.ACLProvider;
 import org.jspecify.annotations.Nullable;
@@ -69,7 +72,8 @@ import org.jspecify.annotations.Nullable;
  *   ZkLeases        renew: the check that holds still exist in the current session
  *   ZkAdmin         inspect, list, forceRelease and available
  *   ZkClaims        read-write lock and semaphore steps: tryAcquire, release, abandon, abandonHold, renew
- *   ZkClaimWatches  the one-shot watches of their waiters, on the entries they wait for
+ *   ZkClaimWatches  the one-shot watches of their waiters, on the entries they wait for, and which owners a deletion
+ *                   wakes (WakesOwners)
  *   ZkClaimAdmin    their inspect, list, forceRelease and available (latches' too)
  *   ZkLatches       count-down latches: counter node, versioned updates, zero watch, expiry
  *
@@ -84,7 +88,14 @@ import org.jspecify.annotations.Nullable;
  */
 /** A {@link ClaimStore} over ZooKeeper through Curator; see the overview comment in the source. */
 final class ZooKeeperLockStore
-        implements ClaimStore, ClaimAdmin, CounterStore, QueueOrdered, SessionHolds, HandsOff, ReportsLoss {
+        implements ClaimStore,
+                ClaimAdmin,
+                CounterStore,
+                QueueOrdered,
+                SessionHolds,
+                HandsOff,
+                ReportsLoss,
+                WakesOwners {
     /** How many times a step reads the queue again when the tree changes under it. */
     static final int MAX_TRIES = 32;
     /** The most spare tokens a grant reserves (see Fencing); a power of two less one. */
@@ -245,9 +256,21 @@ final class ZooKeeperLockStore
     @Override
     public Subscription subscribe(LockKey key, Runnable wakeUp) {
         if (claims.hasEntry(key.name())) {
-            return claimWatches.subscribe(ops.syncPath(key), wakeUp);
+            return claimWatches.subscribe(ops.syncPath(key), owners -> wakeUp.run());
         }
         return mirrors.subscribe(ops.lockPath(key), wakeUp);
+    }
+
+    /**
+     * As {@link #subscribe(LockKey, Runnable)}; on a name node each wake-up names the owners whose wait the deletion
+     * ended (ZkClaimWatches), on a lock node every owner.
+     */
+    @Override
+    public Subscription subscribe(LockKey key, Consumer<Predicate<OwnerId>> wakeUp) {
+        if (claims.hasEntry(key.name())) {
+            return claimWatches.subscribe(ops.syncPath(key), wakeUp);
+        }
+        return mirrors.subscribe(ops.lockPath(key), () -> wakeUp.accept(owner -> true));
     }
 
     @Override

@@ -101,6 +101,32 @@ class ZkClaimQueueTest {
         assertThat(grants(List.of(b, c, d))).containsExactly(true, true, true);
     }
 
+    private static long shortfall(List<String> nodes, String own) {
+        List<ZkClaimQueue.Entry> q = ZkClaimQueue.queue(nodes);
+        ZkClaimQueue.Entry self = Objects.requireNonNull(ZkClaimQueue.parse(own), own);
+        return ZkClaimQueue.verdict(q, self).shortfall();
+    }
+
+    @Test
+    void shortfall_isThePermitsThatMustLeaveAhead_oneForAReadWriteBlocker() {
+        String a = permits(4, 2, "a");
+        String b = permits(4, 1, "b");
+        String c = permits(4, 2, "c");
+        String d = permits(4, 3, "d");
+        List<String> q = List.of(a, b, c, d);
+        assertThat(shortfall(q, c)).as("2 + 1 ahead, 2 asked, 4 in all").isEqualTo(1);
+        assertThat(shortfall(q, d)).as("2 + 1 + 2 ahead, 3 asked").isEqualTo(4);
+        assertThat(watch(q, d)).containsExactly(a, b, c);
+        assertThat(shortfall(List.of(b, c, d), d))
+                .as("a left: its 2 permits freed")
+                .isEqualTo(2);
+        String r = read("r");
+        String w = write("w");
+        String r2 = read("r2");
+        assertThat(shortfall(List.of(r, w, r2), w)).isEqualTo(1);
+        assertThat(shortfall(List.of(r, w, r2), r2)).isEqualTo(1);
+    }
+
     @Test
     void otherKindOrSize_isRefusedNamingBoth() {
         List<ZkClaimQueue.Entry> sem = ZkClaimQueue.queue(List.of(permits(3, 1, "a")));
