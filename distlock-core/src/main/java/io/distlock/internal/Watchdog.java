@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -106,22 +107,34 @@ final class Watchdog<H extends Watchdog.Renewable<K>, K> {
      */
     void expireOverdue() {
         long now = ticker.read();
-        // as in a tick: every overdue hold is told before any is ended in the store (a round trip each where the
-        // store keeps no leases, and a slow one when it cannot be reached, which is often why the lease ran out)
+        List<H> overdue = new ArrayList<>();
+        for (H h : holds) {
+            if (h.isActive() && now - h.validUntil() >= 0 && holds.remove(h)) {
+                overdue.add(h);
+            }
+        }
+        tellThenEnd(
+                overdue,
+                h -> new java.util.concurrent.TimeoutException(
+                        "the lease of '" + h.name() + "' ended before the store confirmed a renewal"));
+    }
+
+    /**
+     * Tells every hold of {@code lost} that it was lost, with {@code cause}, before ending any in the store (a round
+     * trip each where the store keeps no leases, and a slow one when it cannot be reached): the last of a hundred holds
+     * is not told a hundred round trips late. A hold whose telling failed (a metrics hook that threw) does not keep the
+     * others from being ended there.
+     */
+    private void tellThenEnd(List<H> lost, Function<H, @Nullable Throwable> cause) {
         List<H> toEnd = new ArrayList<>();
         try {
-            for (H h : holds) {
-                if (h.isActive() && now - h.validUntil() >= 0 && holds.remove(h)) {
-                    try {
-                        if (engine.tellLost(
-                                h,
-                                new java.util.concurrent.TimeoutException("the lease of '" + h.name()
-                                        + "' ended before the store confirmed a renewal"))) {
-                            toEnd.add(h);
-                        }
-                    } catch (RuntimeException e) {
-                        log.error("distlock: telling that '{}' was lost failed", h.name(), e);
+            for (H h : lost) {
+                try {
+                    if (engine.tellLost(h, cause.apply(h))) {
+                        toEnd.add(h);
                     }
+                } catch (RuntimeException e) {
+                    log.error("distlock: telling that '{}' was lost failed", h.name(), e);
                 }
             }
         } finally {
@@ -207,25 +220,7 @@ final class Watchdog<H extends Watchdog.Renewable<K>, K> {
                     e.getValue().renewed(sent + lease.toNanos());
                 }
             }
-            // every lost hold is told before any is ended in the store (a round trip each, where the store keeps no
-            // leases): the last of a hundred holds is not told a hundred round trips late. A hold whose telling failed
-            // (a metrics hook that threw) does not keep the others from being ended there
-            List<H> toEnd = new ArrayList<>();
-            try {
-                for (H h : lost) {
-                    try {
-                        if (engine.tellLost(h, null)) {
-                            toEnd.add(h);
-                        }
-                    } catch (RuntimeException e) {
-                        log.error("distlock: telling that '{}' was lost failed", h.name(), e);
-                    }
-                }
-            } finally {
-                for (H h : toEnd) {
-                    engine.endLostInStore(h);
-                }
-            }
+            tellThenEnd(lost, h -> null);
         } catch (RuntimeException e) {
             log.error("distlock: watchdog tick failed", e);
         } finally {
