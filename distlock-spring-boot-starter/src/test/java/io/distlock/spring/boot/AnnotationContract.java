@@ -9,7 +9,6 @@ import io.distlock.spring.LockNotAcquiredException;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Consumer;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -157,14 +156,6 @@ abstract class AnnotationContract {
             LockedJobs jobs = context.getBean(LockedJobs.class);
             String key = unique("rw-");
             LockClient client = context.getBean(LockClient.class);
-            boolean readWrite;
-            try {
-                var unused = client.readWriteLock(key);
-                readWrite = true;
-            } catch (UnsupportedOperationException e) {
-                readWrite = false;
-            }
-            Assumptions.assumeTrue(readWrite, "read-write locks are not on this backend yet");
             try (LockHold reader = client.readWriteLock(key).readLock().acquire()) {
                 assertThat(jobs.read(key)).as("readers share").isEqualTo("read:" + key);
                 assertThat(jobs.write(key)).as("a writer waits for readers").isNull();
