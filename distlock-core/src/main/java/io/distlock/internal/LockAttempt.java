@@ -169,6 +169,13 @@ final class LockAttempt {
                     throw storeFailure("acquire", s.key, e);
                 }
                 LockAcquirer.attemptDone(s);
+                if (answer instanceof Attempt.Acquired
+                        && a.ticker.read() - sent >= lease.length().toNanos()) {
+                    // the lease ran out while the answer was on its way: the hold would be lost at birth, so it is
+                    // given back and the acquire goes on within its wait, as after a busy answer
+                    a.waiters.abandonQuietly(s.key, owner, lease);
+                    answer = Attempt.busy(Duration.ZERO);
+                }
                 if (answer instanceof Attempt.Acquired acquired) {
                     HoldImpl h = new HoldImpl(
                             a.engine,

@@ -231,7 +231,14 @@ final class LockReleaser {
             failure = e;
         }
         HoldImpl granted = null;
-        if (answer instanceof HandOff.Granted g) {
+        boolean endedInFlight = false;
+        if (answer instanceof HandOff.Granted g
+                && ticker.read() - sent >= lease.length().toNanos()) {
+            // the lease ran out while the answer was on its way: the hold would be lost at birth, so it is given
+            // back and the waiter tries again within its own wait; this release did hand the lock on
+            endedInFlight = true;
+            LockWaiters.abandonQuietly(leases.store, s.key, to.owner, lease);
+        } else if (answer instanceof HandOff.Granted g) {
             granted = new HoldImpl(
                     engine,
                     s,
@@ -274,7 +281,7 @@ final class LockReleaser {
             to.lock.fireAcquired(granted.fencingToken);
             return;
         }
-        if (queued) {
+        if (queued || endedInFlight) {
             from.lock.fireReleased(from.fencingToken);
             return;
         }

@@ -235,6 +235,11 @@ final class LockWaiters {
 
     /** Gives back what an attempt of {@code owner} may have left in the store: a queue entry, or a grant never seen. */
     void abandonQuietly(LockKey key, OwnerId owner, Lease lease) {
+        abandonQuietly(store, key, owner, lease);
+    }
+
+    /** See {@link #abandonQuietly(LockKey, OwnerId, Lease)}, on {@code store}. */
+    static void abandonQuietly(ClaimStore store, LockKey key, OwnerId owner, Lease lease) {
         try {
             store.abandon(Claim.lock(key, owner, lease, 0));
         } catch (RuntimeException e) {

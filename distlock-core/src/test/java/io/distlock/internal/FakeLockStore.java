@@ -121,7 +121,24 @@ final class FakeLockStore
         }
         log.add("acquire " + claim.key().name());
         acquireQueueFlags.add(queue);
-        return tryAcquireNow(claim.key(), claim.owner(), claim.spareTokens());
+        Attempt answer = tryAcquireNow(claim.key(), claim.owner(), claim.spareTokens());
+        runOnce(afterAcquire);
+        return answer;
+    }
+
+    /** Runs once after the next tryAcquire decided, before its answer returns: a slow answer on its way back. */
+    final java.util.concurrent.atomic.AtomicReference<@Nullable Runnable> afterAcquire =
+            new java.util.concurrent.atomic.AtomicReference<>();
+
+    /** The same for the next hand-off. */
+    final java.util.concurrent.atomic.AtomicReference<@Nullable Runnable> afterHandOff =
+            new java.util.concurrent.atomic.AtomicReference<>();
+
+    private static void runOnce(java.util.concurrent.atomic.AtomicReference<@Nullable Runnable> hook) {
+        Runnable r = hook.getAndSet(null);
+        if (r != null) {
+            r.run();
+        }
     }
 
     @Override
@@ -242,7 +259,9 @@ final class FakeLockStore
         }
         holders.put(key.name(), to.owner());
         int spare = Math.min(to.spareTokens(), handOffSpareTokens);
-        return HandOff.granted(fences.merge(key.name(), 1L + spare, Long::sum) - spare, spare);
+        HandOff answer = HandOff.granted(fences.merge(key.name(), 1L + spare, Long::sum) - spare, spare);
+        runOnce(afterHandOff);
+        return answer;
     }
 
     volatile boolean failSubscribe;

@@ -1052,6 +1052,60 @@ class LockEngineTest {
     }
 
     @Test
+    void grantWhoseLeaseEndedInFlight_isGivenBack_andTheAcquireTriesAgainWithinItsWait() throws Exception {
+        LockEngine engine = engine(Duration.ofSeconds(30), ticker);
+        store.afterAcquire.set(() -> ticker.advance(Duration.ofSeconds(31)));
+        LockHold hold = engine.lock("a").tryAcquire(Duration.ofMinutes(5)).orElseThrow();
+        assertThat(hold.isValid()).as("the hold returned is valid").isTrue();
+        assertThat(store.log).containsExactly("acquire a", "abandon a", "acquire a");
+        hold.release();
+        assertThat(store.holders).isEmpty();
+    }
+
+    @Test
+    void grantWhoseLeaseEndedInFlight_withoutAWait_isGivenBack_andNothingIsAcquired() throws Exception {
+        LockEngine engine = engine(Duration.ofSeconds(30), ticker);
+        store.afterAcquire.set(() -> ticker.advance(Duration.ofSeconds(10)));
+        assertThat(engine.lock("a").tryAcquire(Duration.ZERO, Duration.ofSeconds(10)))
+                .as("a fixed lease of 10 s that ended on the way back")
+                .isEmpty();
+        assertThat(store.log).containsExactly("acquire a", "abandon a");
+        assertThat(store.holders).as("nothing left in the store").isEmpty();
+    }
+
+    @Test
+    void handOffWhoseLeaseEndedInFlight_isGivenBack_andTheWaiterAcquiresAgain() throws Exception {
+        LockEngine engine = engine(Duration.ofSeconds(30), ticker);
+        DistributedLock lock = engine.lock("a");
+        List<Long> tokens = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Boolean> valid = new java.util.concurrent.CopyOnWriteArrayList<>();
+        LockHold first = lock.acquire();
+        Thread waiter = new Thread(() -> {
+            try (LockHold h = lock.acquire()) {
+                tokens.add(h.fencingToken());
+                valid.add(h.isValid());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        waiter.start();
+        awaitParked(waiter);
+        store.afterHandOff.set(() -> ticker.advance(Duration.ofSeconds(31)));
+        first.release();
+        waiter.join(5000);
+        assertThat(waiter.isAlive()).isFalse();
+        assertThat(store.handOffCalls.get())
+                .as("the release handed the lock on")
+                .isEqualTo(1);
+        assertThat(valid).as("the waiter's hold").containsExactly(true);
+        assertThat(tokens.get(0))
+                .as("the waiter's token is newer than the one that ended in flight")
+                .isGreaterThan(first.fencingToken() + 1);
+        assertThat(store.log).containsSubsequence("abandon a", "acquire a");
+        assertThat(store.holders).isEmpty();
+    }
+
+    @Test
     void storeFailure_onAcquire_throwsWithCause_neverFalse() {
         DistributedLock lock = engine(Duration.ofSeconds(30)).lock("a");
         store.failure = new IllegalStateException("connection refused");
