@@ -2,6 +2,7 @@ package io.distlock.internal;
 
 import io.distlock.spi.Attempt;
 import io.distlock.spi.Claim;
+import java.time.Duration;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -95,6 +96,13 @@ final class ClaimAttempt {
                     throw ie;
                 }
                 throw StoreCalls.storeFailure("acquire", s.key, e);
+            }
+            if (answer instanceof Attempt.Acquired
+                    && a.ticker.read() - sent >= claim.lease().length().toNanos()) {
+                // the lease ran out while the answer was on its way: the hold would be lost at birth, so it is
+                // given back and the acquire goes on within its wait, as after a busy answer
+                a.abandonQuietly(claim);
+                answer = Attempt.busy(Duration.ZERO);
             }
             if (answer instanceof Attempt.Acquired acquired) {
                 ClaimHold h = new ClaimHold(a.engine, s, view, claim, acquired.fencingToken(), threadView, sent);
