@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * J4 (G9 on the databases): a MariaDB and a PostgreSQL server of the suite's own (see {@link DatabaseServer}), each
- * killed with SIGKILL under load and started again with its data, in the lock-table mode and under session locks.
+ * killed with SIGKILL (J4) or stopped with SIGTERM (J4-stop) under load and started again with its data, in the
+ * lock-table mode and under session locks.
  * Tier 2; the servers and their directories are deleted at the end.
  */
 @Tag("tier2")
@@ -40,8 +41,12 @@ class DatabaseRestartSafetyIT {
     }
 
     private static void restart(DatabaseServer server, String mode) throws Exception {
+        restart(server, mode, false);
+    }
+
+    private static void restart(DatabaseServer server, String mode, boolean graceful) throws Exception {
         try (JdbcStores.Database store = new JdbcStores.Database(server.db, mode, server.port)) {
-            ServerFaultScenarios.j4DatabaseRestart(store, server, SafetySeeds.seed(), Duration.ofSeconds(1));
+            ServerFaultScenarios.j4DatabaseRestart(store, server, SafetySeeds.seed(), Duration.ofSeconds(1), graceful);
         }
     }
 
@@ -63,5 +68,25 @@ class DatabaseRestartSafetyIT {
     @Test
     void j4_postgresql_sessionLocks() throws Exception {
         restart(postgres, "ADVISORY");
+    }
+
+    @Test
+    void j4stop_mariadb_table() throws Exception {
+        restart(mariadb, "TABLE", true);
+    }
+
+    @Test
+    void j4stop_mariadb_sessionLocks() throws Exception {
+        restart(mariadb, "ADVISORY", true);
+    }
+
+    @Test
+    void j4stop_postgresql_table() throws Exception {
+        restart(postgres, "TABLE", true);
+    }
+
+    @Test
+    void j4stop_postgresql_sessionLocks() throws Exception {
+        restart(postgres, "ADVISORY", true);
     }
 }

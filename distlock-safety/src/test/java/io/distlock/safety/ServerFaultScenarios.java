@@ -34,21 +34,30 @@ final class ServerFaultScenarios {
      */
     static CheckReport j4DatabaseRestart(JdbcStores.Database store, DatabaseServer server, long seed, Duration downtime)
             throws InterruptedException {
+        return j4DatabaseRestart(store, server, seed, downtime, false);
+    }
+
+    /** As J4, with {@code graceful} a stop by SIGTERM (id {@code J4-stop}) instead of a SIGKILL. */
+    static CheckReport j4DatabaseRestart(
+            JdbcStores.Database store, DatabaseServer server, long seed, Duration downtime, boolean graceful)
+            throws InterruptedException {
         boolean sessionLocks = !store.mode.equals("TABLE");
         return Tier2StoreScenarios.underLoad(
                 store,
                 seed,
-                "J4",
-                "database killed (SIGKILL) and restarted with its data",
+                graceful ? "J4-stop" : "J4",
+                graceful
+                        ? "database stopped (SIGTERM) and restarted with its data"
+                        : "database killed (SIGKILL) and restarted with its data",
                 Timing.seconds(14),
                 s -> {
                     String target = server.db.name().toLowerCase(java.util.Locale.ROOT) + ":" + server.port;
-                    s.note("crashing " + server + " for " + downtime.toMillis() + " ms");
+                    s.note((graceful ? "stopping " : "crashing ") + server + " for " + downtime.toMillis() + " ms");
                     Fault f = Fault.start(
-                            "crash",
+                            graceful ? "stop" : "crash",
                             target,
                             downtime,
-                            server::kill9,
+                            graceful ? server::stop : server::kill9,
                             () -> server.restart(Timing.seconds(60)),
                             s.faultLog());
                     f.awaitHealed(Timing.seconds(90));
