@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * J4 (G9 on the databases): a MariaDB and a PostgreSQL server of the suite's own (see {@link DatabaseServer}), each
- * killed with SIGKILL (J4) or stopped with SIGTERM (J4-stop) under load and started again with its data, in the
+ * killed with SIGKILL (J4) or stopped cleanly (J4-stop) under load and started again with its data, in the
  * lock-table mode and under session locks.
  * Tier 2; the servers and their directories are deleted at the end.
  */

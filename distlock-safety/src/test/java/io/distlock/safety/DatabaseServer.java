@@ -1,5 +1,6 @@
 package io.distlock.safety;
 
+import io.distlock.testkit.fault.ProcessFaults;
 import io.distlock.testkit.server.RedisServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -196,15 +197,20 @@ final class DatabaseServer implements AutoCloseable {
     }
 
     /**
-     * Stops the server the way an operator does (SIGTERM: MariaDB and PostgreSQL end every session and shut down
-     * cleanly), waiting up to 60 s, then kills whatever is left.
+     * Stops the server the way an operator does, ending every session and shutting down cleanly: SIGTERM for MariaDB,
+     * SIGINT for PostgreSQL (its "fast" shutdown; its SIGTERM waits for every client to disconnect, which a pool
+     * never does). Waits up to 60 s, then kills whatever is left.
      */
     void stop() {
         Process p = process;
         if (p == null) {
             return;
         }
-        p.destroy();
+        if (db == JdbcStores.Db.POSTGRESQL) {
+            ProcessFaults.signal(p.pid(), "-INT");
+        } else {
+            p.destroy();
+        }
         try {
             p.waitFor(60, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

@@ -37,7 +37,7 @@ final class ServerFaultScenarios {
         return j4DatabaseRestart(store, server, seed, downtime, false);
     }
 
-    /** As J4, with {@code graceful} a stop by SIGTERM (id {@code J4-stop}) instead of a SIGKILL. */
+    /** As J4, with {@code graceful} a clean stop (id {@code J4-stop}, see {@link DatabaseServer#stop()}) instead. */
     static CheckReport j4DatabaseRestart(
             JdbcStores.Database store, DatabaseServer server, long seed, Duration downtime, boolean graceful)
             throws InterruptedException {
@@ -47,7 +47,7 @@ final class ServerFaultScenarios {
                 seed,
                 graceful ? "J4-stop" : "J4",
                 graceful
-                        ? "database stopped (SIGTERM) and restarted with its data"
+                        ? "database stopped cleanly and restarted with its data"
                         : "database killed (SIGKILL) and restarted with its data",
                 Timing.seconds(14),
                 s -> {
