@@ -82,6 +82,15 @@ class SafetyReportTest(unittest.TestCase):
         second = self.run_report([result("G4", "mariadb", seed=22)], "--merge")
         self.assertEqual(first, second)
 
+    def test_a_failed_should_property_is_shown_but_does_not_fail_the_cell(self):
+        r = result("K1", "postgresql-advisory", seed=31)
+        r["properties"]["L6"] = {"status": "FAIL", "expect": "SHOULD", "measure": 13190}
+        text = self.run_report([r, result("G4", "redis", seed=32)])
+        self.assertIn("| K1 title of K1 | 2 |  | pass (should: L6) |", text)
+        self.assertIn("| 31 | should: broke, 13.2 s |", text)
+        self.assertIn("| 32 |  |", text)  # a result from before L6 existed
+        self.assertNotIn("Failed MUST", text)
+
 
 if __name__ == "__main__":
     unittest.main()

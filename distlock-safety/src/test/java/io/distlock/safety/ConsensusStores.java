@@ -21,7 +21,12 @@ final class ConsensusStores {
         final ZooKeeperEnsemble ensemble;
 
         ZooKeeper() {
-            ensemble = new ZooKeeperEnsemble(3).start(Duration.ofSeconds(90));
+            this(new ZooKeeperEnsemble(3).start(Duration.ofSeconds(90)));
+        }
+
+        /** On a started {@code ensemble} (one whose members run on fake clocks, say); closing closes it. */
+        ZooKeeper(ZooKeeperEnsemble ensemble) {
+            this.ensemble = ensemble;
         }
 
         @Override

@@ -42,12 +42,17 @@ final class JdbcStores {
 
         /** {@code mode}: TABLE, ADVISORY or ROW_LOCK. */
         Database(Db db, String mode) {
+            this(db, mode, 0);
+        }
+
+        /** As {@link #Database(Db, String)}, on a server of the suite's own on {@code ownPort} when it is not 0. */
+        Database(Db db, String mode, int ownPort) {
             this.db = db;
             this.mode = mode;
             Server server = null;
             switch (db) {
-                case MARIADB -> port = 3306;
-                case POSTGRESQL -> port = 5432;
+                case MARIADB -> port = ownPort != 0 ? ownPort : 3306;
+                case POSTGRESQL -> port = ownPort != 0 ? ownPort : 5432;
                 default -> {
                     try {
                         server = Server.createTcpServer("-tcpPort", "0", "-ifNotExists")

@@ -17,6 +17,7 @@ import io.distlock.testkit.history.Property;
 import io.distlock.testkit.history.PropertyResult;
 import io.distlock.testkit.history.RecordedHold;
 import io.distlock.testkit.history.RecordedLock;
+import io.distlock.testkit.history.Violation;
 import io.distlock.testkit.server.RedisServer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -305,10 +306,14 @@ final class Scenario implements AutoCloseable {
                 left.detail());
     }
 
-    /** The default bounds for this store: takeover within expiry + 3 s, loss told within renewal + 2 s (scaled). */
+    /**
+     * The default bounds for this store: takeover within expiry + 3 s, loss told within renewal + 2 s, held by nobody
+     * while asked for at most expiry + 3 s (scaled).
+     */
     CheckOptions options() {
         return CheckOptions.defaults()
                 .withTakeoverBound(Timing.scaled(store.expiry().plusSeconds(3)))
+                .withIdleBound(Timing.scaled(store.expiry().plusSeconds(3)))
                 .withLossNoticeBound(Timing.scaled(store.renewInterval().plusSeconds(2)));
     }
 
@@ -320,7 +325,11 @@ final class Scenario implements AutoCloseable {
         return finish(expect, options());
     }
 
-    CheckReport finish(Map<Property, ScenarioResult.Expect> expect, CheckOptions options) throws InterruptedException {
+    CheckReport finish(Map<Property, ScenarioResult.Expect> given, CheckOptions options) throws InterruptedException {
+        // L6 is judged in every scenario as SHOULD unless the scenario says otherwise
+        Map<Property, ScenarioResult.Expect> expect = new EnumMap<>(Property.class);
+        expect.putAll(given);
+        expect.putIfAbsent(Property.L6, ScenarioResult.Expect.SHOULD);
         stopClients();
         finished = true;
         CheckReport report = HistoryChecker.check(dir, options);
@@ -351,6 +360,11 @@ final class Scenario implements AutoCloseable {
                 extra);
         System.out.println("RESULT " + id + "/" + store.name() + " seed=" + seed + " "
                 + (failure == null ? "PASS" : "FAIL " + failure) + "\n" + report.describe());
+        if (expect.get(Property.L6) == ScenarioResult.Expect.SHOULD && report.failed(Property.L6)) {
+            Violation idle = report.firstViolation(Property.L6).orElseThrow();
+            System.out.println("SHOULD " + id + "/" + store.name() + " L6 failed: " + idle.message() + "\n"
+                    + report.timeline(idle));
+        }
         if (!failedMust.isEmpty()) {
             report.assertHolds(failedMust.toArray(new Property[0]));
             throw new AssertionError(failure + "\n" + report.describe()

@@ -28,6 +28,8 @@ final class ScenarioResult {
         MUST,
         /** May fail by design of the backend; recorded, not asserted. */
         DOC,
+        /** Should hold: a failure is reported as a likely library defect to look into, not asserted. */
+        SHOULD,
         /** Not judged here. */
         SKIP
     }

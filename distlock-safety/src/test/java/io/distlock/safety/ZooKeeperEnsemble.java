@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.StringJoiner;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -31,6 +32,7 @@ final class ZooKeeperEnsemble implements AutoCloseable {
     private final int[] quorumPorts;
     private final int[] electionPorts;
     private final @Nullable Process[] processes;
+    private final List<Map<String, String>> environments = new ArrayList<>();
 
     ZooKeeperEnsemble(int size) {
         this.size = size;
@@ -44,10 +46,19 @@ final class ZooKeeperEnsemble implements AutoCloseable {
         electionPorts = new int[size];
         processes = new Process[size];
         for (int i = 0; i < size; i++) {
+            environments.add(Map.of());
+        }
+        for (int i = 0; i < size; i++) {
             clientPorts[i] = RedisServer.freeLoopbackPort();
             quorumPorts[i] = RedisServer.freeLoopbackPort();
             electionPorts[i] = RedisServer.freeLoopbackPort();
         }
+    }
+
+    /** Adds {@code environment} to member {@code i}'s process from its next launch on (libfaketime's, say). */
+    ZooKeeperEnsemble environment(int i, Map<String, String> environment) {
+        environments.set(i, Map.copyOf(environment));
+        return this;
     }
 
     ZooKeeperEnsemble start(Duration timeout) {
@@ -105,11 +116,12 @@ final class ZooKeeperEnsemble implements AutoCloseable {
                 System.getProperty("java.class.path"),
                 "org.apache.zookeeper.server.quorum.QuorumPeerMain",
                 data.resolve("zoo.cfg").toString());
-        processes[i] = new ProcessBuilder(command)
+        ProcessBuilder b = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(
-                        data.resolve("server.log").toFile()))
-                .start();
+                        data.resolve("server.log").toFile()));
+        b.environment().putAll(environments.get(i));
+        processes[i] = b.start();
     }
 
     /** Waits until every running member answers {@code srvr} as leader or follower. */

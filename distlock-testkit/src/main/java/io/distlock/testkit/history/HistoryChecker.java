@@ -9,7 +9,7 @@ import java.util.Map;
 
 /**
  * Judges a {@link History}: the safety properties S1 to S3 and the measure S4 (see {@code SafetyChecks}), the
- * liveness properties L1, L3, L4 and L5 (see {@code LivenessChecks}), and a per-key linearizability check of the
+ * liveness properties L1, L3, L4 and L5 (see {@code LivenessChecks}) and L6 (see {@code IdleCheck}), and a per-key linearizability check of the
  * fenced-mutex model with a time cap (see {@code Linearizability}).
  *
  * <pre>{@code
@@ -36,6 +36,7 @@ public final class HistoryChecker {
         results.put(Property.L3, LivenessChecks.l3(history));
         results.put(Property.L4, LivenessChecks.l4(history));
         results.put(Property.L5, LivenessChecks.l5(history, acquisitions, options.lossNoticeBound()));
+        results.put(Property.L6, IdleCheck.l6(history, acquisitions, options.idleBound()));
         results.put(Property.LIN, linearizable(acquisitions, options));
         return new CheckReport(history, options, results);
     }

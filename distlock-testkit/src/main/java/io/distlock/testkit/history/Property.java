@@ -18,6 +18,11 @@ public enum Property {
     L4("no leftovers"),
     /** A hold removed in the store was reported lost within the bound. */
     L5("loss told"),
+    /**
+     * Outside the faults' windows (each extended by the idle bound), no key stays held by nobody for longer than the
+     * bound while some client asks for it: a grant the store keeps for no live holder (judged as SHOULD).
+     */
+    L6("held by nobody while asked for"),
     /** The history is linearizable against the fenced-mutex model (per key, time-capped). */
     LIN("linearizable");
 

@@ -36,6 +36,13 @@ final class Histories {
         return event(ok, process, acq, Op.ACQUIRE, Type.OK, token, null);
     }
 
+    /** An acquire that waited from {@code inv} and answered busy at {@code done}. */
+    Histories busy(String process, String acq, long inv, long done) {
+        long id = ++op;
+        event(inv, process, acq, id, Op.ACQUIRE, Type.INVOKE, null, null);
+        return event(done, process, acq, id, Op.ACQUIRE, Type.FAIL, null, null);
+    }
+
     Histories check(String process, String acq, long at, long token) {
         return event(at, process, acq, Op.CHECK, Type.OK, token, null);
     }

@@ -293,6 +293,61 @@ class HistoryCheckerTest {
                 .anySatisfy(v -> assertThat(v.message()).contains("released ok a hold that delete-hold had removed"));
     }
 
+    /**
+     * The shape of docs/safety.md finding 15: c1's hold is told lost, the store keeps it for nobody, and c2's acquires
+     * answer busy for 8.65 s; no fault is in force.
+     */
+    private static Histories grantKeptForNobody(long busyUntil) {
+        Histories h = new Histories()
+                .acquire("c1", "a", 0, 10, 1)
+                .check("c1", "a", 20, 1)
+                .lost("c1", "a", 500, 1)
+                .release("c1", "a", 600, 700, 1, Type.FAIL);
+        long t = 100;
+        int n = 0;
+        while (t + 1000 <= busyUntil) {
+            h.busy("c2", "w" + n++, t, t + 1000);
+            t += 1000;
+        }
+        return h.acquire("c2", "b", t, t + 50, 2).release("c2", "b", t + 100, t + 110, 2, Type.OK);
+    }
+
+    @Test
+    void keyHeldByNobodyWhileAskedFor_failsL6_withWhoAskedAndTheLastHold() {
+        CheckReport report =
+                HistoryChecker.check(grantKeptForNobody(9100).build(), OPTIONS.withIdleBound(Duration.ofSeconds(5)));
+
+        assertThat(report.failed(Property.L6)).isTrue();
+        Violation v = report.firstViolation(Property.L6).orElseThrow();
+        assertThat(v.message())
+                .contains("held by nobody for 8650 ms")
+                .contains("c2 (10 attempts)")
+                .contains("a (c1), believed until");
+        assertThat(report.result(Property.L6).measure()).isEqualTo(8650L);
+        // safety is untouched: only L6 sees it
+        report.assertHolds(Property.S1, Property.S2, Property.S3, Property.LIN, Property.L3);
+    }
+
+    @Test
+    void shortHandOffs_andAGrantLeftBehindByAFault_passL6() {
+        // the same 8.65 s idle stretch, but inside a fault's window (a kill of c1's connection) plus the bound after it
+        History inFault = grantKeptForNobody(9100)
+                .fault(400, 4000, "blackhole", "c1->5432", Effect.NONE)
+                .build();
+        CheckReport faulted = HistoryChecker.check(inFault, OPTIONS.withIdleBound(Duration.ofSeconds(5)));
+        assertThat(faulted.result(Property.L6).status()).isEqualTo(Status.PASS);
+
+        // hand-offs of a few milliseconds, an idle stretch of 2.65 s below the bound
+        CheckReport clean =
+                HistoryChecker.check(grantKeptForNobody(3100).build(), OPTIONS.withIdleBound(Duration.ofSeconds(5)));
+        assertThat(clean.result(Property.L6).status()).isEqualTo(Status.PASS);
+        assertThat(clean.result(Property.L6).measure()).isEqualTo(2650L);
+
+        // nobody asked while the key was free
+        CheckReport nobodyAsked = HistoryChecker.check(twoCleanHolds().build(), OPTIONS);
+        assertThat(nobodyAsked.result(Property.L6).status()).isEqualTo(Status.PASS);
+    }
+
     @Test
     void releaseAnsweredOkAfterAnotherOwnerGotTheLock_isCaughtOnlyByLinearizability() {
         // c1's last check was at 20 ms, so S1 sees no overlap with c2's hold from 40 ms; but the store answered c1's
