@@ -60,6 +60,10 @@ final class PartitionScenarios {
                     .filter(e -> e.f() == ClientEvent.Op.LOST)
                     .count();
             s.measure("lostHolds", lost);
+            if (store instanceof PartitionStores.Etcd e) {
+                // every workload has ended: any key left here blocks the probes until its lease ends
+                s.note("keys before the probes: " + e.describeKeys(s.prefix));
+            }
             s.probe(CLIENTS, store.expiry().plusSeconds(3));
             s.leftovers(Timing.scaled(store.expiry().plusSeconds(3)));
             return s.finish(

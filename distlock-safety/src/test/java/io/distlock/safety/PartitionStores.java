@@ -432,6 +432,32 @@ final class PartitionStores {
             return ConsensusStores.Etcd.LEASE.dividedBy(3);
         }
 
+        /** The keys under {@code prefix} with their create revision and lease, for the schedule. */
+        String describeKeys(String prefix) {
+            try {
+                String out = EtcdServer.etcdctlAt(endpoints(), "get", "--prefix", prefix, "-w", "fields");
+                StringJoiner j = new StringJoiner("; ");
+                for (String line : out.split("\n")) {
+                    if (line.startsWith("\"Key\"")
+                            || line.startsWith("\"CreateRevision\"")
+                            || line.startsWith("\"Lease\"")) {
+                        j.add(line.replace("\"", "").replace(" ", ""));
+                    }
+                }
+                return j.toString();
+            } catch (RuntimeException e) {
+                return "(cannot list: " + e.getMessage() + ")";
+            }
+        }
+
+        private String endpoints() {
+            StringJoiner endpoints = new StringJoiner(",");
+            for (int i = 0; i < net.size(); i++) {
+                endpoints.add(clientUrl(i));
+            }
+            return endpoints.toString();
+        }
+
         @Override
         Leftovers leftovers(String prefix) {
             StringJoiner endpoints = new StringJoiner(",");
