@@ -15,6 +15,7 @@ import io.distlock.testkit.history.CheckReport;
 import io.distlock.testkit.history.ClientEvent;
 import io.distlock.testkit.history.History;
 import io.distlock.testkit.history.NemesisEvent.Effect;
+import io.distlock.testkit.server.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,7 +32,7 @@ final class RedLockScenarios {
 
     /**
      * LPm / LPM: the holder is cut off from {@code cut} of the five nodes for twice the expiry plus 1 s. From a
-     * minority (2) it keeps renewing on the majority and keeps its hold; from a majority (3) its renewals fail, it must
+     * minority (2, the nodes without its key first) it keeps renewing on the majority and keeps its hold; from a majority (3) its renewals fail, it must
      * learn the hold is gone before the keys end on the nodes, and another client takes over. Every MUST property
      * holds either way.
      */
@@ -48,7 +49,10 @@ final class RedLockScenarios {
             s.effect(majority ? Effect.HOLDER_DOWN : Effect.NONE);
             List<Fault> faults = new ArrayList<>();
             List<FaultProxy> mine = s.proxies(holder);
-            for (int i = mine.size() - cut; i < mine.size(); i++) {
+            // from a minority: the nodes without the holder's key first, so a hold granted by a bare majority keeps
+            // it; from a majority: the nodes with its key first, so the hold cannot be renewed
+            List<Integer> order = nodesByKey(store, s, holder, majority);
+            for (int i : order.subList(0, cut)) {
                 faults.add(mine.get(i).blackhole(hole));
             }
             s.effect(Effect.NONE);
@@ -69,9 +73,9 @@ final class RedLockScenarios {
     }
 
     /**
-     * L1r, the documented limit: the holder (5 s holds) is cut off from nodes n3 and n4, so after the lease only n0 to
-     * n2 have its hold; then two of those restart without their data while the other clients reach every node. Those
-     * find a majority free (n0, n1, n3, n4): two holders at once until the first holder's next renewal finds its
+     * L1r, the documented limit: the holder (5 s holds) is cut off from two nodes (those without its key first), so
+     * after the lease only the other three have its hold; then two of those restart without their data while the other
+     * clients reach every node. Those find a majority free (the two restarted, the two cut off): two holders at once until the first holder's next renewal finds its
      * majority gone (L5, MUST, as the client promises). S1, S2 and LIN may break (DOC: "a node restarted without its
      * data votes again"); the fenced counter must lose nothing (S3).
      */
@@ -84,26 +88,19 @@ final class RedLockScenarios {
             String holder = s.awaitHolder(CLIENTS, Timing.seconds(30));
             List<Fault> faults = new ArrayList<>();
             List<FaultProxy> mine = s.proxies(holder);
-            faults.add(mine.get(3).blackhole(hole));
-            faults.add(mine.get(4).blackhole(hole));
-            // the hold's keys on n3 and n4 end with the lease; n0 to n2 keep it
+            // cut two nodes, those without the holder's key first, so that it keeps a majority of its grant
+            List<Integer> cut = nodesByKey(store, s, holder, false).subList(0, 2);
+            for (int i : cut) {
+                faults.add(mine.get(i).blackhole(hole));
+            }
+            // the hold's keys on the cut nodes end with the lease; the other three keep it
             Timing.sleep(store.expiry().plusMillis(500));
-            // restart two of the nodes that still have a hold key (the holder's, unless it lost its hold already:
-            // a grant needs only a bare majority, and one that included n3 or n4 ends with the cut)
-            List<Integer> targets = new ArrayList<>();
-            for (int i = 0; i < 3; i++) {
-                if (RedisStores.keys(store.nodes.get(i).port(), s.prefix).stream()
-                        .anyMatch(k -> k.endsWith(":hold"))) {
-                    targets.add(i);
-                }
-            }
-            for (int i = 0; targets.size() < 2; i++) {
-                if (!targets.contains(i)) {
-                    targets.add(i);
-                }
-            }
-            List<Integer> restart = targets.subList(0, 2);
-            s.note("holder " + holder + ", hold keys on " + targets + " of n0-n2; restarting " + restart);
+            // restart two of the nodes not cut off, those with the holder's key first
+            List<Integer> candidates = new ArrayList<>(nodesByKey(store, s, holder, true));
+            candidates.removeAll(cut);
+            List<Integer> restart = List.copyOf(candidates.subList(0, 2));
+            s.note("holder " + holder + ": key on " + holdNodes(store, s, holder) + ", cut off from " + cut
+                    + ", restarting " + restart);
             s.effect(Effect.HOLD_REMOVED);
             Fault.oneShot(
                     "restart-empty",
@@ -120,6 +117,40 @@ final class RedLockScenarios {
             s.leftovers(Timing.scaled(store.expiry().plusSeconds(3)));
             return s.finish(Scenario.expect(List.of(S3, L3, L4, L5), List.of(S1, S2, LIN)));
         }
+    }
+
+    /** The nodes whose hold key names an owner of client {@code holder}. */
+    static List<Integer> holdNodes(RedLockStore store, Scenario s, String holder) {
+        List<Integer> found = new ArrayList<>();
+        for (int i = 0; i < store.nodes.size(); i++) {
+            int port = store.nodes.get(i).port();
+            for (String k : RedisStores.keys(port, s.prefix)) {
+                if (k.endsWith(":hold")
+                        && RedisServer.command(port, "GET", k).strip().startsWith(holder + ".")) {
+                    found.add(i);
+                    break;
+                }
+            }
+        }
+        return found;
+    }
+
+    /** Every node, those with the holder's key first ({@code withKeyFirst}) or last; in index order otherwise. */
+    static List<Integer> nodesByKey(RedLockStore store, Scenario s, String holder, boolean withKeyFirst) {
+        List<Integer> with = holdNodes(store, s, holder);
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < store.nodes.size(); i++) {
+            if (with.contains(i) == withKeyFirst) {
+                order.add(i);
+            }
+        }
+        for (int i = 0; i < store.nodes.size(); i++) {
+            if (with.contains(i) != withKeyFirst) {
+                order.add(i);
+            }
+        }
+        s.note("holder " + holder + " has its key on nodes " + with);
+        return order;
     }
 
     private static long lost(Scenario s) {
