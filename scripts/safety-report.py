@@ -20,7 +20,7 @@ import re
 import sys
 
 BACKENDS = ["redis", "redis-sentinel", "redis-cluster", "zookeeper", "etcd",
-            "mariadb", "mariadb-advisory", "postgresql", "postgresql-advisory", "h2"]
+            "mariadb", "mariadb-advisory", "postgresql", "postgresql-advisory", "h2", "redlock"]
 PROPS = ["S1", "S2", "S3", "S4", "L1", "L3", "L4", "L5", "LIN"]
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
 
@@ -57,7 +57,9 @@ def ms(v):
 
 ORDER = ["G1", "G3", "G5", "Z4", "R4", "X1", "C4", "E2", "J1", "G2", "G4", "G7", "G8a", "G8b",
          "G9-nopersist", "G9-everysec", "G9-always", "G9-delayed", "R2", "Z1", "Z2", "E3", "E4", "SF", "C1", "G11", "K1",
-         "J4", "J4-stop", "J5", "K2", "BROKEN"]
+         "J4", "J4-stop", "J5", "K2",
+         "Z3", "Z3-leader", "E6", "E6-leader", "LPm", "LPM", "L1r",
+         "BROKEN"]
 
 
 def order(r):

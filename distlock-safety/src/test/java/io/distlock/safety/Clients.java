@@ -19,7 +19,8 @@ import java.util.StringJoiner;
  * Lock clients described by a one-line spec, so that the parent test and the worker JVMs it starts make the same
  * client: {@code kind=redis|uri=redis://127.0.0.1:6380|lease=2000|id=c1|prefix=s1:}. Kinds: {@code redis}, {@code
  * redis-cluster} (uri is a comma-separated list), {@code zookeeper} (uri is the connect string, {@code session} in
- * ms), {@code etcd} (uri is the endpoints), {@code jdbc} (uri is the JDBC URL, with {@code user}, {@code password},
+ * ms), {@code etcd} (uri is the endpoints), {@code redlock} (uri is the nodes' URIs, {@code timeout} the node timeout
+ * in ms), {@code jdbc} (uri is the JDBC URL, with {@code user}, {@code password},
  * {@code mode}, {@code table}). {@code broken=true} wraps the client in {@link BrokenLockClient}.
  */
 final class Clients {
@@ -91,6 +92,14 @@ final class Clients {
                         .cluster(get(m, "uri").split(","))
                         .keyPrefix(get(m, "prefix"))
                         .leaseTime(millis(m, "lease"))
+                        .clientId(id)
+                        .build();
+            case "redlock":
+                return io.distlock.redis.RedLockClient.builder()
+                        .nodes(get(m, "uri").split(","))
+                        .keyPrefix(get(m, "prefix"))
+                        .leaseTime(millis(m, "lease"))
+                        .nodeTimeout(millis(m, "timeout"))
                         .clientId(id)
                         .build();
             case "zookeeper":

@@ -87,6 +87,8 @@ final class Scenario implements AutoCloseable {
         String run = id.toLowerCase(Locale.ROOT) + "-" + Long.toHexString(seed & 0xFFFFF);
         this.prefix = store.prefix(run);
         this.dir = Path.of(System.getProperty("safety.histories", "target/histories"), id, store.name(), "" + seed);
+        // the history files are appended to: a replayed seed must not read the earlier run's events as its own
+        clearDirectory(dir);
         this.nemesis = HistoryWriter.open(dir.resolve("nemesis.jsonl"), "nemesis");
         this.resource = fenced
                 ? FencedResourceServer.start(dir.resolve("resource.jsonl"))
@@ -438,6 +440,19 @@ final class Scenario implements AutoCloseable {
         nemesis.close();
         if (store instanceof JdbcStores.Database db) {
             db.drop(prefix);
+        }
+    }
+
+    private static void clearDirectory(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        try (var files = Files.walk(dir)) {
+            for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(f);
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot clear " + dir + " for the run", e);
         }
     }
 

@@ -1,0 +1,115 @@
+package io.distlock.safety;
+
+import static io.distlock.testkit.history.Property.L3;
+import static io.distlock.testkit.history.Property.L4;
+import static io.distlock.testkit.history.Property.LIN;
+import static io.distlock.testkit.history.Property.S1;
+import static io.distlock.testkit.history.Property.S3;
+
+import io.distlock.testkit.Timing;
+import io.distlock.testkit.fault.Fault;
+import io.distlock.testkit.fault.FaultProxy;
+import io.distlock.testkit.history.CheckReport;
+import io.distlock.testkit.history.ClientEvent;
+import io.distlock.testkit.history.History;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Partitions between servers (FAULTS.md Z3, E6) on the stores of {@link PartitionStores}: one member is cut off from
+ * the other members and from every client for twice the expiry plus 2 s, while three clients run the fenced counter
+ * with slow holds, then joined again. The member is either the one the current holder talks to (Z3, E6: its
+ * connection hangs, it must move to the majority or learn its hold is gone) or the leader (Z3-leader, E6-leader: the
+ * majority elects another). Every MUST property holds: the majority keeps the lock state, the holder's session or
+ * lease lives or dies there, and the validity the client believes in never outlasts it.
+ */
+final class PartitionScenarios {
+    private PartitionScenarios() {}
+
+    private static final List<String> CLIENTS = List.of("c1", "c2", "c3");
+
+    static CheckReport memberCutOff(PartitionStores.Partitioned store, long seed, boolean leader)
+            throws InterruptedException {
+        String base = store instanceof PartitionStores.ZooKeeper ? "Z3" : "E6";
+        String id = leader ? base + "-leader" : base;
+        String title = leader
+                ? "leader cut off from the other servers and the clients"
+                : "holder's server cut off from the other servers and the clients";
+        try (Scenario s = new Scenario(id, title, "tier2", store, seed)) {
+            Duration cut = store.expiry().multipliedBy(2).plusSeconds(2);
+            Tier2Scenarios.slowHolders(s, Timing.seconds(8).plus(cut.multipliedBy(2)), 1000);
+            Timing.sleep(Duration.ofSeconds(2));
+            String holder = s.awaitHolder(CLIENTS, Timing.seconds(20));
+            int member = leader ? store.leader() : holdersMember(s, store, holder);
+            if (member < 0) {
+                throw new AssertionError("no member to cut off (leader " + store.leader() + ")");
+            }
+            s.note("holder " + holder + ", cutting off member m" + member + " (leader m" + store.leader() + ")");
+            Fault f = store.net.isolate(member, "m" + member, cut, s.faultLog());
+            f.awaitHealed(cut.plusSeconds(10));
+            long healed = System.nanoTime();
+            awaitRejoined(store, Duration.ofSeconds(60));
+            s.note(String.format(
+                    java.util.Locale.ROOT,
+                    "all members serving again %.1f s after the heal (leader m%d)",
+                    (System.nanoTime() - healed) / 1e9,
+                    store.leader()));
+            s.endWorkloads();
+            long lost = History.load(s.dir).client().stream()
+                    .filter(e -> e.f() == ClientEvent.Op.LOST)
+                    .count();
+            s.measure("lostHolds", lost);
+            if (store instanceof PartitionStores.Etcd e) {
+                // every workload has ended: any key left here blocks the probes until its lease ends
+                s.note("keys before the probes: " + e.describeKeys(s.prefix));
+            }
+            s.probe(CLIENTS, store.expiry().plusSeconds(3));
+            s.leftovers(Timing.scaled(store.expiry().plusSeconds(3)));
+            return s.finish(
+                    Scenario.expect(Tier1Scenarios.must(store, S1, S3, L3, L4, LIN), Tier1Scenarios.doc(store)));
+        }
+    }
+
+    /**
+     * The member whose forwarder the holder's proxies have open connections to: a ZooKeeper client talks to one
+     * server at a time; a jetcd client may have several, and the first is taken.
+     */
+    private static int holdersMember(Scenario s, PartitionStores.Partitioned store, String holder) {
+        List<FaultProxy> mine = s.proxies(holder);
+        List<String> seen = new ArrayList<>();
+        int chosen = -1;
+        for (int i = 0; i < mine.size(); i++) {
+            int n = mine.get(i).connections();
+            seen.add("m" + i + "=" + n);
+            if (n > 0 && chosen < 0) {
+                chosen = i;
+            }
+        }
+        s.note("connections of " + holder + " per member: " + seen);
+        return chosen;
+    }
+
+    private static void awaitRejoined(PartitionStores.Partitioned store, Duration bound) {
+        long end = System.nanoTime() + bound.toNanos();
+        while (true) {
+            boolean ok = store instanceof PartitionStores.ZooKeeper z ? allServing(z) : store.leader() >= 0;
+            if (ok) {
+                return;
+            }
+            if (System.nanoTime() - end > 0) {
+                throw new AssertionError("the members did not serve together again within " + bound);
+            }
+            Timing.sleep(Duration.ofMillis(200));
+        }
+    }
+
+    private static boolean allServing(PartitionStores.ZooKeeper z) {
+        for (int i = 0; i < z.net.size(); i++) {
+            if (!z.mode(i).matches("leader|follower")) {
+                return false;
+            }
+        }
+        return true;
+    }
+}
