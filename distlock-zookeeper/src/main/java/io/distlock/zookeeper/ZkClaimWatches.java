@@ -41,6 +41,13 @@ import org.slf4j.LoggerFactory;
  * second exists: its watch was set after an earlier read and has not fired (firing takes the entry out of watched
  * under the same lock), so its deletion is still to be heard.
  *
+ * Re-check. The engine tries once more right after an entry's first busy answer. When that answer registered a Wait
+ * here (the subscription was there before it), the Wait is still in waits and the connection epoch is the same,
+ * nothing that could let the owner pass has happened since: a deletion that ends a Wait, any other event on its
+ * blockers and any connection trouble all take it out of waits before they wake anyone. So stillWaits answers that
+ * re-check, once per Wait, and the attempt reads nothing; a later attempt (after a wake-up, or the busy answer's
+ * retry time) reads the queue.
+ *
  * Deletions. A deleted blocker is taken out of every Wait on it, each Wait's shortfall falls by its weight, and the
  * owners whose shortfall reaches 0 are woken (and their Waits dropped: the woken attempt reads the queue and waits
  * anew). An exists answer of "no node" is a deletion too (the entry was in the queue when each Wait on it read it), so
@@ -94,11 +101,17 @@ final class ZkClaimWatches {
         final WaitKey key;
         final Map<String, Integer> weights;
         long shortfall;
+        /** The connection epoch (ZkSession) of the attempt that registered the wait. */
+        final long epoch;
+        /** Registered by the entry's first attempt, and the re-check after it has not come yet (stillWaits). */
+        boolean recheckDue;
 
-        Wait(WaitKey key, Map<String, Integer> weights, long shortfall) {
+        Wait(WaitKey key, Map<String, Integer> weights, long shortfall, long epoch, boolean recheckDue) {
             this.key = key;
             this.weights = weights;
             this.shortfall = shortfall;
+            this.epoch = epoch;
+            this.recheckDue = recheckDue;
         }
     }
 
@@ -123,15 +136,18 @@ final class ZkClaimWatches {
 
         /**
          * Records that {@code owner}'s {@code mode} entry waits as {@code verdict} says, and watches its blockers;
-         * false if one of them is gone already (read the queue again).
+         * false if one of them is gone already (read the queue again). {@code firstAttempt}: the attempt created the
+         * entry, so the engine's re-check comes next ({@link #stillWaits}); {@code epoch} is the connection epoch the
+         * attempt started in.
          */
-        boolean await(OwnerId owner, Mode mode, ZkClaimQueue.Verdict verdict) throws Exception {
+        boolean await(OwnerId owner, Mode mode, ZkClaimQueue.Verdict verdict, boolean firstAttempt, long epoch)
+                throws Exception {
             WaitKey key = new WaitKey(owner, mode);
             Map<String, Integer> weights = new HashMap<>();
             for (ZkClaimQueue.Entry e : verdict.blockers()) {
                 weights.merge(ZKPaths.makePath(path, e.node()), e.permits(), Integer::sum);
             }
-            Wait wait = new Wait(key, weights, verdict.shortfall());
+            Wait wait = new Wait(key, weights, verdict.shortfall(), epoch, firstAttempt);
             List<String> fresh = new ArrayList<>(weights.size());
             lock.lock();
             try {
@@ -191,6 +207,27 @@ final class ZkClaimWatches {
                 throw e;
             }
             return gone.isEmpty();
+        }
+
+        /**
+         * Whether the re-check that follows an entry's first busy answer may answer busy again without reading: true,
+         * once, while the wait that answer registered is whole (no deletion has ended it, no other event or failure
+         * has dropped it, and the connection, still in {@code epoch}, has had no trouble since). The wait was
+         * registered on this subscription, which was there before it, so a deletion that lets the owner pass from
+         * here on wakes it; one that came before would have ended the wait.
+         */
+        boolean stillWaits(OwnerId owner, Mode mode, long epoch) {
+            lock.lock();
+            try {
+                Wait wait = waits.get(new WaitKey(owner, mode));
+                if (wait == null || !wait.recheckDue) {
+                    return false;
+                }
+                wait.recheckDue = false;
+                return wait.epoch == epoch && wait.shortfall > 0;
+            } finally {
+                lock.unlock();
+            }
         }
 
         /** The owner's {@code mode} entry no longer waits here (granted, or given up). */

@@ -39,7 +39,12 @@ import org.jspecify.annotations.Nullable;
  * again by its GUID, not repeated) and reads the children: granted if the verdict says so; else it records its wait
  * and registers exists watches on the entries the verdict names (ZkClaimWatches) and answers busy, so a later attempt
  * (after a wake-up, which comes only when the entries it waits on have freed enough) reads the queue again. Two round
- * trips for an acquire, plus one per wake-up and one per entry newly watched by this client. A plain
+ * trips for an acquire, plus one per wake-up and one per entry newly watched by this client. The engine's re-check
+ * right after an entry's first busy answer (it subscribes, then tries once more) reads nothing when the wait that
+ * answer registered is still whole (ZkClaimWatches.stillWaits): no entry it waits on has left since, the connection
+ * has had no trouble, and the subscription that hears the next deletion was there before the wait was registered, so
+ * the answer would be busy again. An entry's first attempt registers its wait only on a subscription made before it;
+ * the first waiter of a name in a client then reads on its re-check, and registers there. A plain
  * try (queue false) reads the children first and writes nothing when it would wait; if it wrote an entry that then
  * waits (the queue changed in between), it deletes it again.
  *
@@ -85,10 +90,18 @@ final class ZkClaims {
             ClaimId id = new ClaimId(name, claim.owner().value(), claim.mode());
             String namePath = ops.syncPath(claim.key());
             String tag = ZkNames.ownerTag(claim.owner().value());
+            boolean created = false;
             for (int tries = 0; tries < ZooKeeperLockStore.MAX_TRIES; tries++) {
                 ops.ensureOpen();
                 long epochAtStart = session.epoch();
                 OwnEntry mine = own.get(id);
+                if (tries == 0 && queue && mine != null && !mine.held()) {
+                    ZkClaimWatches.Watch recheck = watches.get(namePath);
+                    if (recheck != null && recheck.stillWaits(claim.owner(), claim.mode(), epochAtStart)) {
+                        // the engine's re-check after the entry's first busy answer: nothing ahead has left since
+                        return Attempt.busy(retryWithin);
+                    }
+                }
                 if (mine != null && mine.held()) {
                     // granted before and since lost: its token was issued, so end it and queue anew
                     own.remove(id, mine);
@@ -115,6 +128,7 @@ final class ZkClaims {
                         }
                     }
                     mine = create(claim, namePath, epochAtStart);
+                    created = true;
                     own.put(id, mine);
                     dropIfClosed(id, mine);
                 }
@@ -160,7 +174,7 @@ final class ZkClaims {
                     ops.deleteGuaranteed(mine.path());
                     return Attempt.busy(retryWithin);
                 }
-                if (w != null && !w.await(claim.owner(), claim.mode(), verdict)) {
+                if (w != null && !w.await(claim.owner(), claim.mode(), verdict, created, epochAtStart)) {
                     continue; // an entry ahead went between the read and the watch: read again
                 }
                 return Attempt.busy(retryWithin);

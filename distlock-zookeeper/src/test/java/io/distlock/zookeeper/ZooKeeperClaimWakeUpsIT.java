@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
@@ -115,6 +116,87 @@ class ZooKeeperClaimWakeUpsIT {
         assertThat(requests)
                 .as("%s waiters asking 1 to 3 of 3 permits", WAITERS)
                 .isLessThanOrEqualTo(PER_HAND_OFF * (WAITERS + 1L) + SLACK);
+    }
+
+    @Test
+    void writeLock_waitersJoiningAQueueTheClientWatches_eachCostsACreateOneReadAndOneWatch() throws Exception {
+        DistributedReadWriteLock rw = client.readWriteLock("join-write");
+        rw.writeLock().lock();
+        Body waiter = () -> {
+            rw.writeLock().lock();
+            rw.writeLock().unlock();
+        };
+        long requests = joins("join-write", waiter, () -> rw.writeLock().unlock());
+        assertThat(requests)
+                .as("%s writers joining the queue behind a writer and a waiting writer", WAITERS)
+                .isLessThanOrEqualTo(PER_JOIN * WAITERS + SLACK);
+    }
+
+    @Test
+    void onePermitSemaphore_waitersJoiningAQueueTheClientWatches_eachCostsACreateOneReadAndOneWatch() throws Exception {
+        DistributedSemaphore s = client.semaphore("join-sem1", 1);
+        PermitHold held = s.acquire(1);
+        long requests = joins("join-sem1", () -> s.acquire(1).release(), held::release);
+        assertThat(requests)
+                .as("%s waiters joining the queue of a one-permit semaphore behind a holder and a waiter", WAITERS)
+                .isLessThanOrEqualTo(PER_JOIN * WAITERS + SLACK);
+    }
+
+    /**
+     * The requests a waiter's joining costs on a name whose queue this client already watches: its create, one read
+     * of the queue (busy) and the exists watch on the entry ahead of it; the engine's re-check right after that busy
+     * answer reads nothing.
+     */
+    private static final int PER_JOIN = 3;
+
+    /**
+     * With {@code waiter}'s first thread queued behind the holder (so the client's subscription on the name exists),
+     * counts the server's requests while {@code WAITERS} more threads run {@code waiter} until each is parked in the
+     * queue; then runs {@code release} and lets every waiter have its turn.
+     */
+    private long joins(String name, Body waiter, Body release) throws Exception {
+        List<Thread> first = start(1, waiter);
+        awaitQueued(name, 2);
+        awaitParked(first);
+        long before = quiet();
+        List<Thread> more = start(WAITERS, waiter);
+        awaitParked(more);
+        long after = quiet();
+        awaitQueued(name, WAITERS + 2);
+        release.run();
+        for (Thread t : concat(first, more)) {
+            t.join(TimeUnit.SECONDS.toMillis(60));
+            assertThat(t.isAlive())
+                    .as("%s got its turn within 60 s", t.getName())
+                    .isFalse();
+        }
+        return after - before;
+    }
+
+    private static List<Thread> concat(List<Thread> a, List<Thread> b) {
+        List<Thread> out = new ArrayList<>(a);
+        out.addAll(b);
+        return out;
+    }
+
+    /** Waits until every thread of {@code threads} is parked by the engine's claim acquire (it waits in the queue). */
+    private static void awaitParked(List<Thread> threads) {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < until) {
+            boolean all = true;
+            for (Thread t : threads) {
+                Object blocker = LockSupport.getBlocker(t);
+                if (blocker == null || !blocker.getClass().getSimpleName().equals("ClaimAcquirer")) {
+                    all = false;
+                    break;
+                }
+            }
+            if (all) {
+                return;
+            }
+            Timing.sleep(Duration.ofMillis(20));
+        }
+        throw new AssertionError("not every waiter parked in the queue within 30 s");
     }
 
     private interface Body {
