@@ -22,22 +22,28 @@
 -- the semaphore has another size. A shared claim of an owner that holds the name exclusively is granted at once (a
 -- downgrade never waits for itself). Grants and queue moves never publish: granting the head of the queue lets nobody
 -- behind it pass; an eviction wakes the clients that can pass now.
+--
+-- Written out in full rather than with claim-common.lua's functions: a script's functions are created anew on every
+-- call (and collected after it), which cost a claim script about a fifth of its Redis time. It does what load,
+-- sweep, drop, waiters, fits, take, cover, push, settle and wake of claim-common.lua do (keys and rules there); keep
+-- them in step. Two functions stay (push, wake), each used on two paths.
 local meta, holds, grants, queue, deadlines = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local fenceKey, sizeKey, latchKey, lockKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9]
 local kind, size, mode, permits, owner = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), ARGV[5]
 local lease, queued, waiterTimeout = tonumber(ARGV[6]), ARGV[7] == '1', tonumber(ARGV[8])
 local publish, channel = ARGV[9], ARGV[10]
 
--- #include claim-common.lua
-
-local state = load()
-local known = state.k == kind and state.n == size
+-- the meta hash: kind (false when missing), size, permits of the live shared holds, exclusive member, key expiries
+local m = redis.call('HMGET', meta, 'k', 'n', 'u', 'x', 'e', 'q')
+local mk, used, x, ke, kq = m[1], tonumber(m[3]) or 0, m[4], tonumber(m[5]) or 0, tonumber(m[6]) or 0
+local n = tonumber(m[2]) or 0 -- the size meta knows (wake walks the queue with it)
+local known = mk == kind and n == size
 if not known then
   -- the slow path: a name not in use (meta missing), or meta and the call disagree on kind or size
-  if state.k and state.k ~= kind then
-    return {-1, state.k}
+  if mk and mk ~= kind then
+    return {-1, mk}
   end
-  if not state.k then
+  if not mk then
     if redis.call('EXISTS', latchKey) == 1 then
       return {-1, 'latch'}
     end
@@ -53,15 +59,59 @@ if not known then
       return {-2, tonumber(stored)}
     end
   end
-  if not state.k then
-    clear() -- no hold or waiter left in the other keys is live (see claim-common.lua)
-    state = {k = false, n = size, used = 0, x = false, e = 0, q = 0}
+  if not mk then
+    -- no hold or waiter left in the other keys is live (see claim-common.lua)
+    redis.call('DEL', meta, holds, grants, queue, deadlines)
+    n, used, x, ke, kq = size, 0, false, 0, 0
   end
 end
 
-local now = nowMillis()
-local first = sweep(state, now)
-local entries, evicted = waiters(now)
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+
+-- the sweep: ends the holds whose lease has run out; first = the earliest expiry of the live holds
+local first = redis.call('ZRANGE', holds, 0, 0, 'WITHSCORES')
+if first[2] and tonumber(first[2]) <= now then
+  for _, gone in ipairs(redis.call('ZRANGEBYSCORE', holds, '-inf', now)) do
+    local g = redis.call('HGET', grants, gone)
+    if g then
+      if string.sub(gone, 1, 1) == 'x' then
+        redis.call('HDEL', meta, 'x')
+        x = false
+      else
+        used = redis.call('HINCRBY', meta, 'u', -tonumber(string.match(g, '^(%d+)')))
+      end
+      redis.call('HDEL', grants, gone)
+    end
+    redis.call('ZREM', holds, gone)
+  end
+  first = redis.call('ZRANGE', holds, 0, 0, 'WITHSCORES')
+end
+first = first[2] and tonumber(first[2])
+
+-- the queue in order, after evicting the waiters past their deadline (dead clients)
+local entries = redis.call('ZRANGE', queue, 0, -1)
+local evicted = false
+if #entries > 0 then
+  local dead = redis.call('ZRANGEBYSCORE', deadlines, '-inf', now)
+  if #dead > 0 then
+    evicted = true
+    local gone = {}
+    for _, e in ipairs(dead) do
+      redis.call('ZREM', queue, e)
+      redis.call('ZREM', deadlines, e)
+      gone[e] = true
+    end
+    local live = {}
+    for _, e in ipairs(entries) do
+      if not gone[e] then
+        live[#live + 1] = e
+      end
+    end
+    entries = live
+  end
+end
+
 local member = mode .. owner
 local entry = permits .. member
 local place = 0 -- the entry's position in the queue, 0 when not queued
@@ -71,35 +121,92 @@ for i, e in ipairs(entries) do
     break
   end
 end
+
+-- Tells the waiters the name would grant now, as claim-common.lua's wake.
+local function wake()
+  if publish == '' or #entries == 0 then
+    return
+  end
+  local sx, su = x, used
+  local owners = {}
+  for _, e in ipairs(entries) do
+    local p, em, eo = string.match(e, '^(%d+)([xs])(.*)$')
+    p = tonumber(p)
+    if em == 'x' then
+      if sx or su > 0 then
+        break
+      end
+      sx = true
+    else
+      if sx or su + p > n then
+        break
+      end
+      su = su + p
+    end
+    owners[#owners + 1] = eo
+  end
+  if #owners > 0 then
+    redis.call(publish, channel, channel .. ':' .. table.concat(owners, ':'))
+  end
+end
+
+-- Moves the expiry that `keys` share, kept in meta's `field`, as claim-common.lua's push; returns it.
+local function push(field, keys, till)
+  local at = till + math.floor((till - now) / 2)
+  local ttl = redis.call('PTTL', keys[1])
+  if ttl > 0 and now + ttl > at then
+    at = now + ttl
+  end
+  local text = string.format('%d', at)
+  redis.call('HSET', meta, field, text)
+  for _, key in ipairs(keys) do
+    redis.call('PEXPIREAT', key, text)
+  end
+  return at
+end
+
+-- granted: fits beside the live holds and the waiters queued before it (a downgrade never waits for itself)
 local granted = true
-if not (mode == 's' and state.x == 'x' .. owner) then
-  local sim = {x = state.x, used = state.used}
+if not (mode == 's' and x == 'x' .. owner) then
+  local sx, su = x, used
   local before = #entries
   if place > 0 then
     before = place - 1
   end
   for i = 1, before do
-    local p, m = parseEntry(entries[i])
-    if not fits(sim, size, m, p) then
-      granted = false
-      break
+    local p, em = string.match(entries[i], '^(%d+)([xs])')
+    p = tonumber(p)
+    if em == 'x' then
+      if sx or su > 0 then
+        granted = false
+        break
+      end
+      sx = true
+    else
+      if sx or su + p > size then
+        granted = false
+        break
+      end
+      su = su + p
     end
-    take(sim, m, p)
   end
-  granted = granted and fits(sim, size, mode, permits)
+  if granted then
+    if mode == 'x' then
+      granted = not sx and su == 0
+    else
+      granted = not sx and su + permits <= size
+    end
+  end
 end
 
 if granted then
-  local created = {}
-  if not busy(state) then
-    created = {holds, grants} -- both are missing while nothing is held
-  end
+  local fresh = not x and used == 0 -- holds and grants are missing while nothing is held
   local token = redis.call('INCR', fenceKey)
   if redis.call('ZADD', holds, now + lease, member) == 0 and mode == 's' then
     -- a hold of this owner and mode that the client lost track of ends with the new grant
     local old = redis.call('HGET', grants, member)
     if old then
-      state.used = redis.call('HINCRBY', meta, 'u', -permitsOf(old))
+      used = redis.call('HINCRBY', meta, 'u', -tonumber(string.match(old, '^(%d+)')))
     end
   end
   redis.call('HSET', grants, member, permits .. ':' .. string.format('%d', token))
@@ -109,25 +216,37 @@ if granted then
     else
       redis.call('HINCRBY', meta, 'u', permits)
     end
+  elseif mode == 'x' then
+    redis.call('HSET', meta, 'k', kind, 'n', size, 'x', member)
   else
-    if not state.k then
-      created[#created + 1] = meta
-    end
-    if mode == 'x' then
-      redis.call('HSET', meta, 'k', kind, 'n', size, 'x', member)
-    else
-      redis.call('HSET', meta, 'k', kind, 'n', size, 'u', state.used + permits)
-    end
+    redis.call('HSET', meta, 'k', kind, 'n', size, 'u', used + permits)
   end
-  take(state, mode, permits)
+  if mode == 'x' then
+    x = member
+  else
+    used = used + permits
+  end
   if place > 0 then
     redis.call('ZREM', queue, entry)
     redis.call('ZREM', deadlines, entry)
     table.remove(entries, place)
   end
-  cover(state, now, now + lease, created, false)
+  -- cover: meta, holds and grants live at least as long as the new hold; keys just created get their expiry
+  local till = now + lease
+  if till > ke then
+    push('e', {meta, holds, grants}, till)
+  else
+    local at = string.format('%d', ke)
+    if fresh then
+      redis.call('PEXPIREAT', holds, at)
+      redis.call('PEXPIREAT', grants, at)
+    end
+    if not mk then
+      redis.call('PEXPIREAT', meta, at)
+    end
+  end
   if evicted then
-    wake(state, entries, publish, channel)
+    wake()
   end
   return {1, token}
 end
@@ -138,13 +257,7 @@ if first then
   retry = first - now
 end
 if queued then
-  local created = {}
-  if #entries == 0 then
-    created = {queue, deadlines} -- both are missing while nobody waits
-  end
-  if not state.k then
-    created[#created + 1] = meta
-  end
+  local fresh = #entries == 0 -- queue and deadlines are missing while nobody waits
   if place == 0 then
     redis.call('ZADD', queue, redis.call('HINCRBY', meta, 's', 1), entry)
     entries[#entries + 1] = entry
@@ -153,12 +266,32 @@ if queued then
   if not known then
     redis.call('HSET', meta, 'k', kind, 'n', size)
   end
-  cover(state, now, now + waiterTimeout, created, true)
+  -- cover: every key lives at least as long as the waiter's deadline; keys just created get their expiry
+  local till = now + waiterTimeout
+  local pushedE = till > ke
+  if pushedE then
+    ke = push('e', {meta, holds, grants}, till)
+  end
+  if till > kq then
+    push('q', {queue, deadlines}, till)
+  elseif fresh then
+    local at = string.format('%d', kq)
+    redis.call('PEXPIREAT', queue, at)
+    redis.call('PEXPIREAT', deadlines, at)
+  end
+  if not mk and not pushedE then
+    redis.call('PEXPIREAT', meta, string.format('%d', ke))
+  end
 end
 if #entries > 0 then
   retry = math.min(retry, refresh)
 end
-if evicted and not settle(state, entries) then
-  wake(state, entries, publish, channel)
+if evicted then
+  if not x and used == 0 and #entries == 0 then
+    -- neither holds nor waiters left: the name's keys go
+    redis.call('DEL', meta, holds, grants, queue, deadlines)
+  else
+    wake()
+  end
 end
 return {0, math.max(1, retry)}

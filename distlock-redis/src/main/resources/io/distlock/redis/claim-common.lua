@@ -1,5 +1,7 @@
--- claim-common.lua: the functions every claim-*.lua script shares (read-write locks and semaphores). Included by
--- those scripts (LuaScript's '-- #include'), never run alone. The including script declares these locals first:
+-- claim-common.lua: the functions the claim-*.lua scripts share (read-write locks and semaphores). Included by those
+-- scripts (LuaScript's '-- #include'), never run alone; claim-acquire.lua and claim-release.lua carry the same logic
+-- written out (Lua creates a script's functions on every call), so a change here goes there too. The including
+-- script declares these locals first:
 --
 --   meta       KEYS[1]  <prefix>{name}:claim   hash  k = kind ('rw' or 'sem'), n = size, u = permits of the live
 --                                                    shared holds, x = member of the exclusive hold, s = the last

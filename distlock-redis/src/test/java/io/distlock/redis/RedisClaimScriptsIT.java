@@ -232,6 +232,21 @@ class RedisClaimScriptsIT {
         }
     }
 
+    /** A release carrying an older grant's token ends nothing: the owner's hold now is the later grant. */
+    @Test
+    void release_withAnOlderGrantsToken_leavesTheLaterGrant() {
+        String tag = tag();
+        long first = (Long) acquirePermits(tag, 2, 1, "a:t1", 30_000).get(1);
+        long second = (Long) acquirePermits(tag, 2, 1, "a:t1", 30_000).get(1);
+        assertThat(second).isGreaterThan(first);
+        assertThat(release(tag, "sa:t1", first))
+                .as("release with the older token")
+                .isZero();
+        assertThat(sync.hget(KeyLayout.key(tag, KeyLayout.GRANTS), "sa:t1")).isEqualTo("1:" + second);
+        assertThat(sync.hget(KeyLayout.key(tag, KeyLayout.CLAIM), "u")).isEqualTo("1");
+        assertThat(release(tag, "sa:t1", second)).isEqualTo(1L);
+    }
+
     /** A writer at the head of the queue: a read release names only the writer, never the later readers. */
     @Test
     void readRelease_withAWriterQueued_namesOnlyTheWriter() throws Exception {
