@@ -73,8 +73,12 @@ final class ConsensusStores {
 
         @Override
         Leftovers leftovers(String prefix) {
-            try (CuratorFramework c =
-                    CuratorFrameworkFactory.newClient(ensemble.connectString(), 5_000, 5_000, new RetryOneTime(200))) {
+            return leftoversOn(ensemble.connectString(), prefix);
+        }
+
+        /** The lock nodes left under {@code prefix} on the ensemble at {@code connect}. */
+        static Leftovers leftoversOn(String connect, String prefix) {
+            try (CuratorFramework c = CuratorFrameworkFactory.newClient(connect, 5_000, 5_000, new RetryOneTime(200))) {
                 c.start();
                 if (!c.blockUntilConnected(10, TimeUnit.SECONDS)) {
                     throw new IllegalStateException("cannot reach the ensemble to count leftovers");

@@ -266,29 +266,7 @@ final class PartitionStores {
         Leftovers leftovers(String prefix) {
             StringJoiner connect = new StringJoiner(",");
             ports().forEach(p -> connect.add("127.0.0.1:" + p));
-            try (var c = org.apache.curator.framework.CuratorFrameworkFactory.newClient(
-                    connect.toString(), 5_000, 5_000, new org.apache.curator.retry.RetryOneTime(200))) {
-                c.start();
-                if (!c.blockUntilConnected(10, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException("cannot reach the ensemble to count leftovers");
-                }
-                String locks = prefix + "/locks";
-                if (c.checkExists().forPath(locks) == null) {
-                    return new Leftovers(0, "");
-                }
-                List<String> left = new ArrayList<>();
-                for (String lock : c.getChildren().forPath(locks)) {
-                    for (String child : c.getChildren().forPath(locks + "/" + lock)) {
-                        left.add(lock + "/" + child);
-                    }
-                }
-                return new Leftovers(left.size(), String.join(", ", left));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted", e);
-            } catch (Exception e) {
-                throw new IllegalStateException("cannot count leftovers under " + prefix, e);
-            }
+            return ConsensusStores.ZooKeeper.leftoversOn(connect.toString(), prefix);
         }
     }
 

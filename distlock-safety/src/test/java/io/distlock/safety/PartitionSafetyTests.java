@@ -1,0 +1,47 @@
+package io.distlock.safety;
+
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Partitions between servers of a 3-member store whose members each run in a network namespace of their own (tier 2;
+ * skipped unless this JVM runs as root with {@code ip netns}): a member cut off from the others and from every client.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class PartitionSafetyTests {
+    private final Supplier<? extends PartitionStores.Partitioned> make;
+    private PartitionStores.Partitioned store;
+
+    PartitionSafetyTests(Supplier<? extends PartitionStores.Partitioned> make) {
+        this.make = make;
+    }
+
+    @BeforeAll
+    void start() {
+        NetNamespaces.assumeAvailable();
+        store = make.get();
+    }
+
+    @AfterAll
+    void stop() {
+        if (store != null) {
+            store.close();
+        }
+    }
+
+    @Test
+    @Tag("tier2")
+    void holdersServerCutOff() throws Exception {
+        PartitionScenarios.memberCutOff(store, SafetySeeds.seed(), false);
+    }
+
+    @Test
+    @Tag("tier2")
+    void leaderCutOff() throws Exception {
+        PartitionScenarios.memberCutOff(store, SafetySeeds.seed(), true);
+    }
+}
