@@ -51,6 +51,9 @@ final class LockState extends NameState<HoldImpl> {
     void ended(HoldImpl h) {
         if (holder == h) {
             holder = null;
+            // a wake-up too: an attempt of this client on its way (told busy by the hold that just ended) tries again
+            // at once, since a store need not tell a client of its own releases
+            wakeUps = (wakeUps + 1) & Integer.MAX_VALUE;
             signalWaiters();
         }
     }

@@ -123,8 +123,22 @@ final class FakeLockStore
         acquireQueueFlags.add(queue);
         Attempt answer = tryAcquireNow(claim.key(), claim.owner(), claim.spareTokens());
         runOnce(afterAcquire);
+        if (Thread.currentThread() == holdAnswerOf) {
+            answerHeld.countDown();
+            try {
+                var unused = answerGo.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         return answer;
     }
+
+    /** The answers of this thread's calls wait on {@link #answerGo} after the store decided: a slow reply. */
+    volatile @Nullable Thread holdAnswerOf;
+
+    final java.util.concurrent.CountDownLatch answerHeld = new java.util.concurrent.CountDownLatch(1);
+    final java.util.concurrent.CountDownLatch answerGo = new java.util.concurrent.CountDownLatch(1);
 
     /** Runs once after the next tryAcquire decided, before its answer returns: a slow answer on its way back. */
     final java.util.concurrent.atomic.AtomicReference<@Nullable Runnable> afterAcquire =
@@ -214,11 +228,14 @@ final class FakeLockStore
         log.add("release " + hold.key().name());
         maybeFail();
         boolean released = releaseQuietly(hold.key(), hold.owner());
-        if (released) {
+        if (released && releasePublishes) {
             publish(hold.key().name());
         }
         return released;
     }
+
+    /** False: a release wakes no subscriber, as Redis does not wake the releasing client through the store. */
+    volatile boolean releasePublishes = true;
 
     void publish(String name) {
         for (Runnable r : subscribers.getOrDefault(name, List.of())) {

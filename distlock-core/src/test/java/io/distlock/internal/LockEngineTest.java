@@ -1051,6 +1051,51 @@ class LockEngineTest {
         assertThat(hold.isValid()).isFalse();
     }
 
+    /**
+     * Found with two threads of one Redis client on 100 names, which stalled for seconds: a local release while
+     * another thread's attempt was on its way (it found no local waiter to wake, and Redis does not wake the releasing
+     * client) left that attempt, told busy, waiting for the holder's lease.
+     */
+    @Test
+    void localRelease_whileAnotherThreadsAttemptIsOnItsWay_wakesThatAttempt() throws Exception {
+        FakeLockStore own = new FakeLockStore();
+        own.subscribesFreely = true;
+        own.releasePublishes = false;
+        DistributedLock lock = engineOn(own).lock("a");
+        DistributedLock remoteLock = engineOn(own).lock("a");
+        remoteLock.lock();
+        assertThat(lock.tryLock(50, TimeUnit.MILLISECONDS)).isFalse(); // busy once: the next wait subscribes first
+        remoteLock.unlock();
+        List<Boolean> got = new CopyOnWriteArrayList<>();
+        Thread other = new Thread(() -> {
+            try {
+                boolean locked = lock.tryLock(3, TimeUnit.SECONDS);
+                got.add(locked);
+                if (locked) {
+                    lock.unlock();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        own.holdAnswerOf = other;
+        own.afterAcquire.set(() -> {
+            // the store granted this thread; before its answer returns, the other thread is told busy
+            other.start();
+            try {
+                assertThat(own.answerHeld.await(5, TimeUnit.SECONDS)).isTrue();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        lock.lock();
+        lock.unlock(); // the other thread's busy answer is still on its way
+        own.answerGo.countDown();
+        other.join(5000);
+        assertThat(got).as("the other thread got the free lock within its wait").containsExactly(true);
+        assertThat(own.holders).isEmpty();
+    }
+
     @Test
     void grantWhoseLeaseEndedInFlight_isGivenBack_andTheAcquireTriesAgainWithinItsWait() throws Exception {
         LockEngine engine = engine(Duration.ofSeconds(30), ticker);
