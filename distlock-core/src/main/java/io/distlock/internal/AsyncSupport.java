@@ -50,9 +50,9 @@ final class AsyncSupport {
         }
     }
 
-    /** The size of the client's own pool: twice the processors, at least 4; each thread makes one round trip at once. */
+    /** The size of the client's own pool: twice the processors, at least 16; each thread makes one round trip at once. */
     static int defaultThreads() {
-        return Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
+        return Math.max(16, 2 * Runtime.getRuntime().availableProcessors());
     }
 
     /**
