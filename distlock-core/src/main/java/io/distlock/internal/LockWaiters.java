@@ -24,9 +24,10 @@ import org.slf4j.LoggerFactory;
  *
  * Wake-ups
  *   The first waiter that needs one subscribes to the name; the subscription is shared by every local waiter and
- *   closed when the state is dropped. A wake-up counts in LockState.wakeUps (so a waiter that joins after a busy
- *   answer sees whether one came while that attempt was on its way) and wakes the first non-queued waiter and every
- *   waiter with a place in the store's queue.
+ *   closed when the state is dropped. A wake-up, from the store or from a local release (a store need not tell a
+ *   client of its own releases), counts in LockState.wakeUps (so a waiter that joins after a busy answer sees whether
+ *   one came while that attempt was on its way) and wakes the first non-queued waiter and every waiter with a place
+ *   in the store's queue.
  *
  * Grants with the wake-up
  *   A store may give the lock straight to a waiting client and say so with the wake-up (GrantsWithWakeUp.subscribe
