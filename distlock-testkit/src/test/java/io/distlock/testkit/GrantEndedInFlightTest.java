@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * the engine gives it back to the store and tries again within the wait.
  */
 class GrantEndedInFlightTest {
-    private static final Duration LEASE = Duration.ofMillis(300);
+    private static final Duration LEASE = Duration.ofSeconds(1);
 
     private final InMemoryLockServer server = InMemoryLockServer.create();
     private final AtomicInteger attempts = new AtomicInteger();
