@@ -22,7 +22,11 @@ final class LockState extends NameState<HoldImpl> {
      */
     final ArrayDeque<Waiter> waiters = new ArrayDeque<>(2);
 
-    /** Store wake-ups received so far (a waiter that joins after an attempt checks whether one came meanwhile). */
+    /**
+     * Wake-ups so far: the store's, and the ends of local holds, which the store may not tell this client of (Redis's
+     * release wakes no waiter of the releasing client). A waiter that joins after a busy attempt checks whether one
+     * came while that attempt was on its way.
+     */
     int wakeUps; // wraps from Integer.MAX_VALUE to 0: never one of LockWaiters.join's negative markers
 
     /** Store attempts of this client's owners on their way (decided, answer not yet seen). */
