@@ -5,6 +5,10 @@ import io.distlock.testkit.AllLockContracts;
 import io.distlock.testkit.AsyncContract;
 import io.distlock.testkit.MultiProcessContract;
 import io.distlock.testkit.server.EtcdServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -50,5 +54,20 @@ class EtcdLockIT implements AllLockContracts, MultiProcessContract, AsyncContrac
     @Override
     public Optional<ChildClient> childClient() {
         return Optional.of(new ChildClient(EtcdChildClientFactory.class, etcd.endpoints()));
+    }
+
+    /** A client of a port nothing listens on: each request fails after its 500 ms timeout. */
+    @Override
+    public Optional<LockClient> createUnreachableClient() {
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort(); // closed again: nothing listens there
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return Optional.of(EtcdLockClient.builder()
+                .endpoints("http://127.0.0.1:" + port)
+                .requestTimeout(Duration.ofMillis(500))
+                .build());
     }
 }

@@ -3,7 +3,9 @@ package io.distlock.zookeeper;
 import io.distlock.LockClient;
 import io.distlock.testkit.AllLockContracts;
 import io.distlock.testkit.AsyncContract;
+import io.distlock.testkit.ForwardingLockClient;
 import io.distlock.testkit.MultiProcessContract;
+import io.distlock.testkit.fault.FaultProxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -94,5 +96,24 @@ class ZooKeeperLockIT implements AllLockContracts, MultiProcessContract, AsyncCo
         }
         Collections.sort(children, (a, b) -> a.substring(a.length() - 10).compareTo(b.substring(b.length() - 10)));
         return children;
+    }
+
+    /** A client through a proxy that swallows every byte once connected: no request gets an answer. */
+    @Override
+    public Optional<LockClient> createUnreachableClient() {
+        FaultProxy proxy = FaultProxy.start(server.getPort());
+        LockClient client = ZooKeeperLockClient.builder()
+                .connectString("127.0.0.1:" + proxy.port())
+                .sessionTimeout(ZooKeeperTestServers.SESSION_TIMEOUT)
+                .connectionTimeout(Duration.ofSeconds(2))
+                .build();
+        var unused = proxy.blackhole(Duration.ofMinutes(5));
+        return Optional.of(new ForwardingLockClient(client) {
+            @Override
+            public void close() {
+                super.close();
+                proxy.close();
+            }
+        });
     }
 }
