@@ -133,6 +133,11 @@ final class ConsensusStores {
 
         @Override
         String spec(String clientId, String prefix, List<Integer> ports) {
+            return clientSpec(clientId, prefix, ports);
+        }
+
+        /** A worker's etcd client of the members on {@code ports}, with this suite's lease and request timeout. */
+        static String clientSpec(String clientId, String prefix, List<Integer> ports) {
             StringJoiner endpoints = new StringJoiner(",");
             ports.forEach(p -> endpoints.add("http://127.0.0.1:" + p));
             return Clients.spec(

@@ -378,21 +378,7 @@ final class PartitionStores {
 
         @Override
         String spec(String clientId, String prefix, List<Integer> ports) {
-            StringJoiner endpoints = new StringJoiner(",");
-            ports.forEach(p -> endpoints.add("http://127.0.0.1:" + p));
-            return Clients.spec(
-                    "kind",
-                    "etcd",
-                    "uri",
-                    endpoints.toString(),
-                    "prefix",
-                    prefix,
-                    "lease",
-                    Long.toString(ConsensusStores.Etcd.LEASE.toMillis()),
-                    "timeout",
-                    "5000",
-                    "id",
-                    clientId);
+            return ConsensusStores.Etcd.clientSpec(clientId, prefix, ports);
         }
 
         @Override
