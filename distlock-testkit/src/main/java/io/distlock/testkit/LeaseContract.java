@@ -19,11 +19,11 @@ public interface LeaseContract extends BackendUnderTest {
     @Test
     default void watchdog_keepsHoldPastItsLease() {
         String name = uniqueName();
-        Duration lease = Duration.ofMillis(900);
+        Duration lease = Timing.millis(1500);
         DistributedLock lock = newClient(lease).lock(name);
         lock.lock();
         try {
-            Timing.sleep(lease.multipliedBy(3));
+            Timing.sleep(lease.multipliedBy(2));
             assertThat(lock.isHeldByCurrentThread()).isTrue();
             assertThat(newClient().lock(name).tryLock()).isFalse();
         } finally {
