@@ -257,9 +257,39 @@ final class ClaimAcquirer {
         }
     }
 
+    /**
+     * Ends a wait that did not decide: the waiter leaves and its queue entry is abandoned. A waiter that a hand-off is
+     * on its way to leaves that to the hand-off, which gives back what it gets; a hold handed to it that it has not
+     * taken is released.
+     */
     void giveUp(ClaimState s, ClaimWaiter w, Claim claim) {
-        leave(s, w);
-        abandonQuietly(claim);
+        ClaimHold handed = null;
+        boolean claimed = false;
+        s.mutex.lock();
+        try {
+            s.leave(w);
+            if (w instanceof ClaimWaiter.Flagged f) {
+                handed = f.handed;
+                f.handed = null;
+                claimed = f.claimed;
+                f.gone = true;
+            }
+        } finally {
+            s.mutex.unlock();
+        }
+        if (handed != null) {
+            releaseQuietly(handed);
+        } else if (!claimed) {
+            abandonQuietly(claim);
+        }
+    }
+
+    void releaseQuietly(ClaimHold h) {
+        try {
+            engine.release(h);
+        } catch (RuntimeException e) {
+            log.warn("distlock: could not give back {}; it expires with its lease", h.describe(), e);
+        }
     }
 
     boolean subscribe(ClaimState s) {

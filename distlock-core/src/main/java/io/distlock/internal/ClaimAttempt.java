@@ -17,7 +17,7 @@ final class ClaimAttempt {
     final ClaimView view;
     final ClaimState s;
     final Claim claim;
-    private final boolean threadView;
+    final boolean threadView;
     private final boolean interruptible;
     private final Supplier<ClaimWaiter.Flagged> newWaiter;
     private final long start;
@@ -66,6 +66,63 @@ final class ClaimAttempt {
         }
     }
 
+    private static final int GO_ON = 0;
+    private static final int DECIDED = 1;
+    private static final int WAIT = 2;
+
+    /**
+     * Before an attempt of a waiter: takes a hold a release handed to it (DECIDED), or waits while a hand-off to it is
+     * on its way (WAIT; DECIDED when the wait has run out), or marks its own attempt on its way (GO_ON).
+     */
+    private int handed(ClaimWaiter.Flagged w) {
+        ClaimHold h;
+        s.mutex.lock();
+        try {
+            h = w.handed;
+            if (h == null) {
+                if (w.claimed) {
+                    w.missed |= w.woken;
+                } else {
+                    w.attempting = true;
+                }
+                w.woken = false; // a wake-up from here on means: try again without waiting
+                if (!w.claimed) {
+                    return GO_ON;
+                }
+            } else {
+                w.handed = null;
+            }
+        } finally {
+            s.mutex.unlock();
+        }
+        long now = a.ticker.read();
+        if (h != null) {
+            a.config.metrics().acquired(view.name, now - start);
+            view.listeners.acquired(h.fencingToken());
+            result = h;
+            return DECIDED;
+        }
+        if (now - deadline >= 0) {
+            a.giveUp(s, w, claim);
+            a.config.metrics().notAcquired(view.name, now - start);
+            result = null;
+            return DECIDED;
+        }
+        waitNanos = deadline - now; // the hand-off wakes it when it is decided
+        return WAIT;
+    }
+
+    private void attempted(ClaimWaiter.@Nullable Flagged w) {
+        if (w != null) {
+            s.mutex.lock();
+            try {
+                w.attempting = false;
+            } finally {
+                s.mutex.unlock();
+            }
+        }
+    }
+
     /** Runs the loop until the acquire is decided (true, see {@link #result}) or must wait ({@link #waitNanos}). */
     boolean step() throws InterruptedException {
         for (; ; ) {
@@ -77,16 +134,22 @@ final class ClaimAttempt {
                 a.engine.ensureOpen();
             }
             if (w != null) {
-                w.woken = false; // a wake-up from here on means: try again without waiting
+                int handed = handed(w);
+                if (handed != GO_ON) {
+                    return handed == DECIDED;
+                }
             }
             long sent = a.ticker.read();
             Attempt answer;
             try {
                 answer = a.store.tryAcquire(claim, mayWait);
+                attempted(w);
             } catch (IllegalStateException e) {
+                attempted(w);
                 ClaimAcquirer.leave(s, w); // the name is another kind, or a semaphore of another size: nothing written
                 throw e;
             } catch (RuntimeException e) {
+                attempted(w);
                 ClaimAcquirer.leave(s, w);
                 a.abandonQuietly(claim); // the grant may have happened with its answer lost
                 if (interruptible && StoreCalls.interruptedBy(e)) {
@@ -124,6 +187,7 @@ final class ClaimAttempt {
                 // otherwise be missed
                 notifies = a.subscribe(s);
                 ClaimWaiter.Flagged joined = newWaiter.get();
+                joined.attempt = this;
                 this.w = joined;
                 ClaimAcquirer.join(s, joined, claim.owner());
                 continue;

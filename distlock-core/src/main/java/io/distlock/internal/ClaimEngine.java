@@ -1,6 +1,7 @@
 package io.distlock.internal;
 
 import io.distlock.spi.ClaimStore;
+import io.distlock.spi.HandsOffClaims;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.Mode;
 import io.distlock.spi.OwnerId;
@@ -35,7 +36,8 @@ import org.jspecify.annotations.Nullable;
  *   follows the release.
  *
  * The parts
- *   ClaimAcquirer: attempts, re-entry, waiting and wake-ups. HoldKeeper: leases, release and loss. NameStates: the
+ *   ClaimAcquirer: attempts, re-entry, waiting and wake-ups. ClaimHandOffs: a release that hands its permits to a
+ *   local waiter in one round trip, on a store that HandsOffClaims. HoldKeeper: leases, release and loss. NameStates: the
  *   per-name states. This class: the facade the views call, and their questions (the thread's hold, availability).
  */
 /** The shared implementation of read-write locks and semaphores over a {@link ClaimStore}. */
@@ -45,6 +47,7 @@ final class ClaimEngine {
     private final Ticker ticker;
     private final HoldKeeper<ClaimHold, ClaimState> keeper;
     private final ClaimAcquirer acquirer;
+    private final @Nullable ClaimHandOffs handOffs;
     private final NameStates<ClaimHold, ClaimState> states = new NameStates<>(ClaimState::new);
     private volatile boolean closed;
 
@@ -54,6 +57,9 @@ final class ClaimEngine {
         this.ticker = config.ticker();
         this.keeper = new HoldKeeper<>(states, h -> h.state, store, config, scheduler);
         this.acquirer = new ClaimAcquirer(this, states, keeper, store, config);
+        this.handOffs = store instanceof HandsOffClaims h
+                ? new ClaimHandOffs(this, states, keeper, h, store, acquirer, ticker)
+                : null;
     }
 
     Ticker ticker() {
@@ -111,7 +117,12 @@ final class ClaimEngine {
     }
 
     void release(ClaimHold h) {
-        keeper.release(h);
+        ClaimHandOffs passes = handOffs;
+        if (passes != null) {
+            passes.release(h);
+        } else {
+            keeper.release(h);
+        }
     }
 
     // ---------------------------------------------------------------- views

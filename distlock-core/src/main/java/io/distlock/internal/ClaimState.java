@@ -48,6 +48,21 @@ final class ClaimState extends NameState<ClaimHold> {
         holders.add(h);
     }
 
+    /**
+     * The first local waiter a release may hand its permits to, marked claimed: one that is in the store's queue (it
+     * has had a busy answer) and has no attempt of its own on its way. Null when there is none.
+     */
+    ClaimWaiter.@Nullable Flagged claimNext() {
+        for (ClaimWaiter w : waiters.keySet()) {
+            if (w instanceof ClaimWaiter.Flagged f && f.attempt != null && !f.attempting && !f.claimed) {
+                f.claimed = true;
+                f.missed = false;
+                return f;
+            }
+        }
+        return null;
+    }
+
     void join(ClaimWaiter w, OwnerId owner) {
         waiters.put(w, owner);
     }

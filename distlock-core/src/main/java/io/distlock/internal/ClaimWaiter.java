@@ -1,6 +1,7 @@
 package io.distlock.internal;
 
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A waiter of a {@link ClaimEngine} or a latch: woken when a claim of its name may have become grantable (a wake-up
@@ -15,6 +16,22 @@ interface ClaimWaiter {
     /** A waiter that records its wake-ups: each is consumed before an attempt, so one during it is not missed. */
     abstract class Flagged implements ClaimWaiter {
         volatile boolean woken;
+
+        // A claim waiter's hand-off state ({@link ClaimHandOffs}), guarded by the name state's mutex.
+        /** The acquire this waiter waits for; set before it joins the name's local waiters. */
+        @Nullable
+        ClaimAttempt attempt;
+        /** Its own store attempt is on its way: no hand-off goes to it meanwhile. */
+        boolean attempting;
+        /** A release is handing its permits to this waiter: it makes no store attempt until that is decided. */
+        boolean claimed;
+        /** Woken while claimed: it tries again if the hand-off leaves it waiting. */
+        boolean missed;
+        /** It gave up while claimed: the hand-off gives back whatever it got for it. */
+        boolean gone;
+        /** The hold a hand-off got for it, installed and renewed, for the waiter to return. */
+        @Nullable
+        ClaimHold handed;
     }
 
     /** A thread parked in {@link ClaimEngine#acquire} or a latch's await. */

@@ -141,14 +141,28 @@ class HoldKeeper<H extends EngineHold, S extends NameState<H>> implements Watchd
 
     /** The second half: ends the hold in the store and its state, and tells the listeners (or throws lost). */
     void endInStore(H h) {
-        S s = stateOf.apply(h);
         boolean released;
         try {
             released = store.release(h.heldClaim());
         } catch (RuntimeException e) {
-            ended(s, h);
-            throw StoreCalls.storeFailure("release", s.key, e);
+            throw failedInStore(h, e);
         }
+        endedInStore(h, released);
+    }
+
+    /** After a store call that ended {@code h} or could not: see {@link #endInStore}. */
+    RuntimeException failedInStore(H h, RuntimeException e) {
+        S s = stateOf.apply(h);
+        ended(s, h);
+        return StoreCalls.storeFailure("release", s.key, e);
+    }
+
+    /**
+     * After a store call that ended {@code h} ({@code released}) or found it gone: ends it in its state and tells the
+     * listeners, or throws lost.
+     */
+    void endedInStore(H h, boolean released) {
+        S s = stateOf.apply(h);
         if (released) {
             s.mutex.lock();
             try {

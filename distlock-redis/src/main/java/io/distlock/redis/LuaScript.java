@@ -29,6 +29,7 @@ record LuaScript(String name, String source, String sha1) {
     static final LuaScript LOCK_PASS_ON = load("lock-pass-on.lua");
     static final LuaScript CLAIM_ACQUIRE = load("claim-acquire.lua");
     static final LuaScript CLAIM_RELEASE = load("claim-release.lua");
+    static final LuaScript CLAIM_HANDOFF = load("claim-handoff.lua");
     static final LuaScript CLAIM_ABANDON = load("claim-abandon.lua");
     static final LuaScript CLAIM_RENEW = load("claim-renew.lua");
     static final LuaScript CLAIM_INSPECT = load("claim-inspect.lua");
@@ -52,6 +53,7 @@ record LuaScript(String name, String source, String sha1) {
             LOCK_PASS_ON,
             CLAIM_ACQUIRE,
             CLAIM_RELEASE,
+            CLAIM_HANDOFF,
             CLAIM_ABANDON,
             CLAIM_RENEW,
             CLAIM_INSPECT,

@@ -2,6 +2,7 @@ package io.distlock.redis;
 
 import io.distlock.spi.Attempt;
 import io.distlock.spi.Claim;
+import io.distlock.spi.HandOff;
 import io.distlock.spi.HeldClaim;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.Mode;
@@ -150,6 +151,45 @@ final class RedisClaims {
                 channels.publish(),
                 KeyLayout.key(tag, KeyLayout.CLAIM_CHANNEL));
         return released != null && released == 1L;
+    }
+
+    /** Ends {@code from} and asks for {@code to}, queued, in one script (see claim-handoff.lua). */
+    HandOff handOff(HeldClaim from, Claim to) {
+        String tag = layout.tag(to.key().name());
+        String[] keys = KeyLayout.claimKeys(tag, KeyLayout.FENCE);
+        String mode = mode(to.mode());
+        RedisClusterAsyncCommands<String, String> on = replicaAcks.commandsFor(keys[1]);
+        List<Object> answer = commands.call(
+                on,
+                LuaScript.CLAIM_HANDOFF,
+                ScriptOutputType.MULTI,
+                keys,
+                mode(from.mode()) + from.owner().value(),
+                Long.toString(from.fencingToken()),
+                mode,
+                Integer.toString(to.permits()),
+                to.owner().value(),
+                RedisLockStore.millisText(to.lease().length()),
+                waiterTimeoutMillis,
+                channels.publish(),
+                KeyLayout.key(tag, KeyLayout.CLAIM_CHANNEL));
+        long status = LuaScript.number(answer, 0);
+        if (status == 1) {
+            long token = LuaScript.number(answer, 1);
+            if (replicaAcks.required()) {
+                HeldClaim held = to.held(token);
+                String grants = keys[2];
+                String member = mode + to.owner().value();
+                String suffix = ":" + token;
+                replicaAcks.await(
+                        on,
+                        to.key(),
+                        () -> on.hget(grants, member).thenApply(g -> g != null && g.endsWith(suffix)),
+                        () -> releaseQuietly(held));
+            }
+            return HandOff.granted(token);
+        }
+        return status == 0 ? HandOff.queued() : HandOff.notHeld();
     }
 
     private void releaseQuietly(HeldClaim hold) {

@@ -12,6 +12,7 @@ import io.distlock.spi.Grant;
 import io.distlock.spi.GrantsWithWakeUp;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.HandsOff;
+import io.distlock.spi.HandsOffClaims;
 import io.distlock.spi.HeldClaim;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
@@ -103,6 +104,7 @@ final class RedisLockStore
                 ClaimAdmin,
                 CounterStore,
                 HandsOff,
+                HandsOffClaims,
                 FreeSubscriptions,
                 GrantsWithWakeUp,
                 WakesOwners,
@@ -482,6 +484,11 @@ final class RedisLockStore
         });
         batches.send(LuaScript.CLAIM_RENEW, others, leaseMillis, RedisClaims::renewArgs);
         return batches.gone();
+    }
+
+    @Override
+    public HandOff handOff(HeldClaim from, Claim to) {
+        return claims.handOff(from, to);
     }
 
     @Override

@@ -20,10 +20,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * What a release of a semaphore's permit costs when several waiters of one client wait: the release's wake-up names the
- * waiter it lets pass, and only that waiter tries again (one script), however many of the client's waiters wait. The
- * server's own command counters (on a redis-server this class starts, with nothing else talking to it) count the
- * scripts.
+ * What a release of a semaphore's permit costs when several waiters wait: the release's wake-up names the waiter it
+ * lets pass, and only that waiter tries again (one script), however many waiters there are; a release with a waiter of
+ * its own client in the queue hands the permit to it in the release's script. The server's own command counters (on a
+ * redis-server this class starts, with nothing else talking to it) count the scripts.
  */
 class RedisClaimWakeUpsIT {
     @RegisterExtension
@@ -47,19 +47,42 @@ class RedisClaimWakeUpsIT {
     }
 
     @Test
-    void permitRelease_fourWaitersOfOneClient_eachReleaseCostsTheReleaseAndOneAttempt() throws Exception {
+    void permitRelease_fourWaitersOfOtherClients_eachReleaseCostsTheReleaseAndOneAttempt() throws Exception {
+        assertThat(scriptsForFourHandOvers(4))
+                .as("4 releases, each its own script and the one attempt of the waiter it let pass")
+                .isEqualTo(8);
+    }
+
+    @Test
+    void permitRelease_fourWaitersOfTheReleasingClient_eachReleaseHandsThePermitOverInOneScript() throws Exception {
+        assertThat(scriptsForFourHandOvers(1))
+                .as("4 releases, each one script that grants the next waiter, and no attempt after it")
+                .isEqualTo(4);
+    }
+
+    /**
+     * The scripts of four hand-overs of a semaphore's one permit among four waiters, spread over {@code clients}
+     * clients: with one client every release has a local waiter (a hand-off); with four, none has (a release, then the
+     * attempt of the waiter its wake-up names). The first holder is in the waiters' client when there is one, and in a
+     * client of its own otherwise.
+     */
+    private static long scriptsForFourHandOvers(int clients) throws Exception {
         String name = "wake-ups-" + System.nanoTime();
-        // long leases and waiter timeouts: no renewal and no waiter's periodic re-check falls into the count
-        try (RedisLockClient client = RedisLockClient.builder()
-                .uri(redis.uri())
-                .leaseTime(Duration.ofMinutes(5))
-                .waiterTimeout(Duration.ofMinutes(1))
-                .build()) {
-            var semaphore = client.semaphore(name, 1);
-            PermitHold holder = semaphore.acquire(1);
+        List<RedisLockClient> opened = new ArrayList<>();
+        try {
+            for (int i = 0; i < (clients == 1 ? 1 : clients + 1); i++) {
+                // long leases and waiter timeouts: no renewal and no waiter's periodic re-check falls into the count
+                opened.add(RedisLockClient.builder()
+                        .uri(redis.uri())
+                        .leaseTime(Duration.ofMinutes(5))
+                        .waiterTimeout(Duration.ofMinutes(1))
+                        .build());
+            }
+            PermitHold holder = opened.get(0).semaphore(name, 1).acquire(1);
             List<CompletableFuture<PermitHold>> waiting = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
-                waiting.add(semaphore.acquireAsync(1));
+                RedisLockClient c = clients == 1 ? opened.get(0) : opened.get(1 + i);
+                waiting.add(c.semaphore(name, 1).acquireAsync(1));
             }
             String queue = KeyLayout.key(layout.tag(name), KeyLayout.CLAIM_QUEUE);
             long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -80,11 +103,12 @@ class RedisClaimWakeUpsIT {
             Timing.sleep(Duration.ofMillis(300)); // any extra attempt a release set off lands in the count
             long scripts = evalshaCalls();
             current.release();
-
             assertThat(waiting).allMatch(CompletableFuture::isDone);
-            assertThat(scripts)
-                    .as("4 releases, each its own script and the one attempt of the waiter it let pass")
-                    .isEqualTo(8);
+            return scripts;
+        } finally {
+            for (RedisLockClient c : opened) {
+                c.close();
+            }
         }
     }
 

@@ -179,6 +179,18 @@ final class InMemoryClaims {
         return true;
     }
 
+    /**
+     * Ends {@code from} and asks for {@code to} with {@code queue} true, in one step. Returns {@code to}'s token
+     * (positive), 0 when {@code from} was gone (nothing changed), -1 when {@code to} waits in the queue.
+     */
+    long handOff(HeldClaim from, Claim to) {
+        if (!release(from)) {
+            return 0;
+        }
+        long r = tryAcquire(to, true);
+        return r > 0 ? r : -1;
+    }
+
     boolean renew(HeldClaim held, long leaseNanos) {
         long now = server.now();
         Name n = live(held.key().name(), now);

@@ -9,6 +9,7 @@ import io.distlock.spi.ClaimStore;
 import io.distlock.spi.CounterStore;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.HandsOff;
+import io.distlock.spi.HandsOffClaims;
 import io.distlock.spi.HeldClaim;
 import io.distlock.spi.LockKey;
 import io.distlock.spi.OwnerId;
@@ -39,7 +40,7 @@ import java.util.Set;
  *   queue position.
  */
 /** One client's view of an {@link InMemoryLockServer}: the store the engine drives. */
-class InMemoryLockStore implements ClaimStore, ClaimAdmin, CounterStore, HandsOff, AcquiresTogether {
+class InMemoryLockStore implements ClaimStore, ClaimAdmin, CounterStore, HandsOff, HandsOffClaims, AcquiresTogether {
     /** The most spare tokens a lock's grant reserves, whatever the claim asks. */
     static final int SPARE_TOKEN_CAP = 3;
 
@@ -130,6 +131,12 @@ class InMemoryLockStore implements ClaimStore, ClaimAdmin, CounterStore, HandsOf
     public HandOff handOff(Claim to, OwnerId from) {
         return server.handOff(
                 to.key().name(), from, to.owner(), to.lease().length().toNanos(), strictQueue);
+    }
+
+    @Override
+    public HandOff handOff(HeldClaim from, Claim to) {
+        long r = server.claims(c -> c.handOff(from, to));
+        return r > 0 ? HandOff.granted(r) : r == 0 ? HandOff.notHeld() : HandOff.queued();
     }
 
     @Override

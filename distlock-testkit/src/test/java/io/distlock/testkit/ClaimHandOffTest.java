@@ -1,0 +1,179 @@
+package io.distlock.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.distlock.LockClient;
+import io.distlock.LockHold;
+import io.distlock.LockInfo;
+import io.distlock.PermitHold;
+import io.distlock.internal.EngineClient;
+import io.distlock.internal.EngineConfig;
+import io.distlock.internal.LockEngine;
+import io.distlock.spi.Attempt;
+import io.distlock.spi.Claim;
+import io.distlock.spi.ClaimAdmin;
+import io.distlock.spi.HandOff;
+import io.distlock.spi.HandsOffClaims;
+import io.distlock.spi.HeldClaim;
+import io.distlock.spi.LockKey;
+import io.distlock.spi.OwnerId;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A release of a semaphore's or read-write lock's hold on a store that {@link HandsOffClaims} gives the permits to a
+ * local waiter in the store's queue in the same round trip: the waiter makes no attempt after it, and a waiter that
+ * gives up while the hand-off is on its way leaves nothing behind.
+ */
+@Timeout(30)
+class ClaimHandOffTest {
+    private final InMemoryLockServer server = InMemoryLockServer.create();
+    private final Counting store = new Counting(InMemoryLockStore.of(server, false));
+    private final LockClient client = new Client(LockEngine.create(store, EngineConfig.defaults()));
+
+    @AfterEach
+    void close() {
+        client.close();
+        server.close();
+    }
+
+    @Test
+    void release_withALocalWaiterInTheQueue_handsThePermitToIt_withoutAnotherAttempt() throws Exception {
+        var sem = client.semaphore("s", 1);
+        PermitHold first = sem.acquire(1);
+        CompletableFuture<PermitHold> waiter = CompletableFuture.supplyAsync(() -> acquire(sem));
+        Eventually.within(Duration.ofSeconds(5), "the waiter queued", () -> store.attempts.get() == 3);
+        Thread.sleep(100); // past its second, queued attempt's answer
+        first.release();
+        PermitHold second = waiter.get(5, TimeUnit.SECONDS);
+        assertThat(store.handOffs).as("one hand-off").hasValue(1);
+        assertThat(store.attempts).as("no attempt after it").hasValue(3);
+        assertThat(second.isValid()).isTrue();
+        assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+        assertThat(sem.availablePermits()).isZero();
+        second.release();
+        assertThat(server.residue("s")).as("nothing left").isEmpty();
+    }
+
+    @Test
+    void writeRelease_handsTheLockToAWaitingReader_andTheReadersShare() throws Exception {
+        var rw = client.readWriteLock("rw");
+        LockHold writer = rw.writeLock().acquire();
+        CompletableFuture<LockHold> reader = CompletableFuture.supplyAsync(() -> {
+            try {
+                return rw.readLock().acquire();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Eventually.within(Duration.ofSeconds(5), "the waiter queued", () -> store.attempts.get() == 3);
+        Thread.sleep(100);
+        writer.release();
+        LockHold read = reader.get(5, TimeUnit.SECONDS);
+        assertThat(store.handOffs).hasValue(1);
+        Optional<LockHold> another = rw.readLock().tryAcquire(Duration.ZERO);
+        assertThat(another).as("a second reader shares it").isPresent();
+        another.get().release();
+        read.release();
+        assertThat(server.residue("rw")).isEmpty();
+    }
+
+    @Test
+    void waiterThatTimesOut_whileTheHandOffIsOnItsWay_leavesNothingBehind() throws Exception {
+        var sem = client.semaphore("s", 1);
+        PermitHold first = sem.acquire(1);
+        store.slowHandOff = new CountDownLatch(1);
+        CompletableFuture<Optional<PermitHold>> waiter = CompletableFuture.supplyAsync(() -> {
+            try {
+                return sem.tryAcquire(1, Duration.ofMillis(800));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Eventually.within(Duration.ofSeconds(5), "the waiter queued", () -> store.attempts.get() == 3);
+        Thread.sleep(100);
+        CompletableFuture<Void> release = CompletableFuture.runAsync(first::release);
+        assertThat(waiter.get(5, TimeUnit.SECONDS))
+                .as("the wait ran out during the hand-off")
+                .isEmpty();
+        store.slowHandOff.countDown();
+        release.get(5, TimeUnit.SECONDS);
+        assertThat(store.handOffs).hasValue(1);
+        Eventually.within(
+                Duration.ofSeconds(5), "the grant made for the waiter that left given back", () -> server.residue("s")
+                        .isEmpty());
+        assertThat(sem.availablePermits()).isEqualTo(1);
+    }
+
+    private static PermitHold acquire(io.distlock.DistributedSemaphore sem) {
+        try {
+            return sem.acquire(1);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The in-memory store, counting claim attempts and hand-offs; a hand-off may be held back by a latch. */
+    private static final class Counting extends ForwardingClaimStore implements HandsOffClaims, ClaimAdmin {
+        private final InMemoryLockStore handsOff;
+        final AtomicInteger attempts = new AtomicInteger();
+        final AtomicInteger handOffs = new AtomicInteger();
+        volatile CountDownLatch slowHandOff = new CountDownLatch(0);
+
+        Counting(InMemoryLockStore delegate) {
+            super(delegate);
+            this.handsOff = delegate;
+        }
+
+        @Override
+        public Attempt tryAcquire(Claim claim, boolean queue) {
+            attempts.incrementAndGet();
+            return super.tryAcquire(claim, queue);
+        }
+
+        @Override
+        public Optional<LockInfo> inspect(LockKey key) {
+            return handsOff.inspect(key);
+        }
+
+        @Override
+        public List<LockInfo> list(String prefix, int limit) {
+            return handsOff.list(prefix, limit);
+        }
+
+        @Override
+        public Optional<LockInfo> forceRelease(LockKey key) {
+            return handsOff.forceRelease(key);
+        }
+
+        @Override
+        public Optional<LockInfo> forceRelease(LockKey key, OwnerId owner) {
+            return handsOff.forceRelease(key, owner);
+        }
+
+        @Override
+        public HandOff handOff(HeldClaim from, Claim to) {
+            handOffs.incrementAndGet();
+            try {
+                var unused = slowHandOff.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return handsOff.handOff(from, to);
+        }
+    }
+
+    private static final class Client extends EngineClient {
+        Client(LockEngine engine) {
+            super(engine);
+        }
+    }
+}
