@@ -157,8 +157,13 @@ final class LockWaiters {
             return null;
         }
         if (interrupted) {
+            if (!grant.isActive()) {
+                return null; // the client's close released it (a grant made as the client closed)
+            }
             try {
                 engine.release(grant);
+            } catch (IllegalMonitorStateException e) {
+                // the client's close released it meanwhile: nobody else had it
             } catch (RuntimeException e) {
                 log.warn("distlock: releasing '{}' after an interrupted wait failed", s.key, e);
             }
