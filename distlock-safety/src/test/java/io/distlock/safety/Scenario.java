@@ -73,6 +73,15 @@ final class Scenario implements AutoCloseable {
     private boolean finished;
     private final String key;
 
+    /**
+     * Demonstrations that the checks can fail, for a run of the suite: {@code -Dsafety.brokenClients=true} wraps every
+     * client a scenario makes (in this JVM or a worker) in {@link BrokenLockClient}, {@code -Dsafety.unfenced=true}
+     * turns the fence of the resource off. Either one is printed in the schedule.
+     */
+    static final boolean BROKEN_CLIENTS = Boolean.getBoolean("safety.brokenClients");
+
+    static final boolean UNFENCED = Boolean.getBoolean("safety.unfenced");
+
     Scenario(String id, String title, String tier, Store store, long seed) {
         this(id, title, tier, store, seed, true);
     }
@@ -90,7 +99,7 @@ final class Scenario implements AutoCloseable {
         // the history files are appended to: a replayed seed must not read the earlier run's events as its own
         clearDirectory(dir);
         this.nemesis = HistoryWriter.open(dir.resolve("nemesis.jsonl"), "nemesis");
-        this.resource = fenced
+        this.resource = fenced && !UNFENCED
                 ? FencedResourceServer.start(dir.resolve("resource.jsonl"))
                 : FencedResourceServer.startUnfenced(dir.resolve("resource.jsonl"));
         nemesis.meta("scenario", id);
@@ -98,6 +107,12 @@ final class Scenario implements AutoCloseable {
         nemesis.meta("seed", Long.toString(seed));
         System.out.printf(
                 Locale.ROOT, "SCENARIO %s (%s) on %s seed=%d histories=%s%n", id, title, store.name(), seed, dir);
+        if (BROKEN_CLIENTS) {
+            note("demonstration (-Dsafety.brokenClients=true): every client is a BrokenLockClient");
+        }
+        if (UNFENCED && fenced) {
+            note("demonstration (-Dsafety.unfenced=true): the resource accepts every request, fenced or not");
+        }
     }
 
     /** The lock name every client of the scenario contends for. */
@@ -153,7 +168,8 @@ final class Scenario implements AutoCloseable {
             });
             ports = mine.stream().map(FaultProxy::port).toList();
         }
-        return store.spec(process, prefix, ports);
+        String spec = store.spec(process, prefix, ports);
+        return BROKEN_CLIENTS ? Clients.with(spec, "broken", "true") : spec;
     }
 
     /** The proxies of client {@code process} (empty if it connects directly). */
