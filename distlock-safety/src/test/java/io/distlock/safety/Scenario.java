@@ -32,6 +32,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.jspecify.annotations.Nullable;
 
 /*
  * Overview
@@ -219,6 +220,25 @@ final class Scenario implements AutoCloseable {
             Duration wait,
             Duration think,
             Map<String, String> environment) {
+        return worker(process, mode, spec, threads, duration, wait, think, environment, List.of(), null);
+    }
+
+    /**
+     * As {@link #worker(String, String, String, int, Duration, Duration, Duration, Map)}, the JVM run by {@code
+     * launcher} ({@code ip netns exec <ns>}, say); with a {@code relay}, the worker reaches the fenced resource
+     * through it instead of on the loopback.
+     */
+    WorkerProcess worker(
+            String process,
+            String mode,
+            String spec,
+            int threads,
+            Duration duration,
+            Duration wait,
+            Duration think,
+            Map<String, String> environment,
+            List<String> launcher,
+            @Nullable Relay relay) {
         WorkerProcess w = WorkerProcess.start(
                 process,
                 List.of(
@@ -226,14 +246,16 @@ final class Scenario implements AutoCloseable {
                         process,
                         dir.toString(),
                         spec,
-                        Integer.toString(resource.port()),
+                        Integer.toString(relay == null ? resource.port() : relay.port()),
                         key,
                         Integer.toString(threads),
                         Long.toString(duration.toMillis()),
                         Long.toString(wait.toMillis()),
                         Long.toString(think.toMillis()),
                         Long.toString(seed + 100 + workers.size())),
-                environment);
+                environment,
+                launcher,
+                relay == null ? List.of() : List.of("-Dsafety.resource.host=" + relay.host()));
         workers.add(w);
         note("started worker JVM " + process + " (pid " + w.pid() + ", " + mode + ")");
         return w;
