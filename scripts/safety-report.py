@@ -58,7 +58,7 @@ def ms(v):
 ORDER = ["G1", "G3", "G5", "Z4", "R4", "X1", "C4", "E2", "J1", "G2", "G4", "G7", "G8a", "G8b",
          "G9-nopersist", "G9-everysec", "G9-always", "G9-delayed", "R2", "Z1", "Z2", "E3", "E4", "SF", "C1", "G11", "K1",
          "J4", "J4-stop", "J5", "K2",
-         "Z3", "Z3-leader", "E6", "E6-leader", "LPm", "LPM", "L1r",
+         "Z3", "Z3-leader", "Z3-in", "Z3-out", "E6", "E6-leader", "E6-in", "E6-out", "S2", "S2-minreplicas", "LPm", "LPM", "L1r",
          "BROKEN"]
 
 

@@ -9,7 +9,8 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * Partitions between servers of a 3-member store whose members each run in a network namespace of their own (tier 2;
- * skipped unless this JVM runs as root with {@code ip netns}): a member cut off from the others and from every client.
+ * skipped unless this JVM runs as root with {@code ip netns}): a member cut off from the others and from every client,
+ * both ways or one way only.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class PartitionSafetyTests {
@@ -43,5 +44,17 @@ abstract class PartitionSafetyTests {
     @Tag("tier2")
     void leaderCutOff() throws Exception {
         PartitionScenarios.memberCutOff(store, SafetySeeds.seed(), true);
+    }
+
+    @Test
+    @Tag("tier2")
+    void holdersServerCannotReceive() throws Exception {
+        PartitionScenarios.holdersServerCutOneWay(store, SafetySeeds.seed(), NetNamespaces.Way.IN);
+    }
+
+    @Test
+    @Tag("tier2")
+    void holdersServerCannotSend() throws Exception {
+        PartitionScenarios.holdersServerCutOneWay(store, SafetySeeds.seed(), NetNamespaces.Way.OUT);
     }
 }

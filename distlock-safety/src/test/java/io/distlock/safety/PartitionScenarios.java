@@ -15,6 +15,7 @@ import io.distlock.testkit.history.History;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Partitions between servers (FAULTS.md Z3, E6) on the stores of {@link PartitionStores}: one member is cut off from
@@ -36,6 +37,34 @@ final class PartitionScenarios {
         String title = leader
                 ? "leader cut off from the other servers and the clients"
                 : "holder's server cut off from the other servers and the clients";
+        return cutOff(store, seed, id, title, leader, null);
+    }
+
+    /**
+     * Z3-in, Z3-out, E6-in, E6-out: as Z3 and E6, but only one direction of the holder's server's traffic is cut,
+     * for the same time and with the same checks: {@link NetNamespaces.Way#IN} drops what reaches it (it can send but
+     * not receive: it still sends to the majority and to its clients, while no answer and no heartbeat reaches it),
+     * {@link NetNamespaces.Way#OUT} what it sends (it hears everyone and nobody hears it). Either way the majority
+     * must go on without it, and its clients must move there or learn their holds are gone.
+     */
+    static CheckReport holdersServerCutOneWay(PartitionStores.Partitioned store, long seed, NetNamespaces.Way way)
+            throws InterruptedException {
+        String base = store instanceof PartitionStores.ZooKeeper ? "Z3" : "E6";
+        String id = base + (way == NetNamespaces.Way.IN ? "-in" : "-out");
+        String title = way == NetNamespaces.Way.IN
+                ? "holder's server can send but not receive (one-way cut)"
+                : "holder's server can receive but not send (one-way cut)";
+        return cutOff(store, seed, id, title, false, way);
+    }
+
+    private static CheckReport cutOff(
+            PartitionStores.Partitioned store,
+            long seed,
+            String id,
+            String title,
+            boolean leader,
+            NetNamespaces.@Nullable Way oneWay)
+            throws InterruptedException {
         try (Scenario s = new Scenario(id, title, "tier2", store, seed)) {
             Duration cut = store.expiry().multipliedBy(2).plusSeconds(2);
             Tier2Scenarios.slowHolders(s, Timing.seconds(8).plus(cut.multipliedBy(2)), 1000);
@@ -45,10 +74,16 @@ final class PartitionScenarios {
             if (member < 0) {
                 throw new AssertionError("no member to cut off (leader " + store.leader() + ")");
             }
-            s.note("holder " + holder + ", cutting off member m" + member + " (leader m" + store.leader() + ")");
-            Fault f = store.net.isolate(member, "m" + member, cut, s.faultLog());
+            s.note("holder " + holder + ", cutting off member m" + member
+                    + (oneWay == null ? "" : " one way (" + oneWay + ")") + " (leader m" + store.leader() + ")");
+            Fault f = oneWay == null
+                    ? store.net.isolate(member, "m" + member, cut, s.faultLog())
+                    : store.net.cutOneWay(member, oneWay, "m" + member, cut, s.faultLog());
             f.awaitHealed(cut.plusSeconds(10));
             long healed = System.nanoTime();
+            if (oneWay != null) {
+                s.note("the cut dropped " + store.net.lastDropped() + " packets");
+            }
             awaitRejoined(store, Duration.ofSeconds(60));
             s.note(String.format(
                     java.util.Locale.ROOT,

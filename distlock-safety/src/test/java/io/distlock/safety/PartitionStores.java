@@ -433,4 +433,268 @@ final class PartitionStores {
             return new Leftovers(keys.size(), String.join(", ", keys));
         }
     }
+
+    /**
+     * S2's topology: a Redis master (member 0 at the start), two replicas (1, 2) and three Sentinels (3, 4, 5; quorum
+     * 2, master down after 1 s), each {@code redis-server} in a namespace of its own, and two namespaces without a
+     * server (6, 7) for client JVMs, so that a partition can put clients on either side. Clients find the master
+     * through the Sentinels; leases of 2 s as {@link RedisStores}.
+     */
+    static final class Sentinel extends Partitioned {
+        static final int SENTINEL_PORT = 26379;
+        /** The member of the Sentinel a scenario puts on the minority side with the master. */
+        static final int MINORITY_SENTINEL = 3;
+        /** The namespaces for client JVMs: one for the minority side, one for the majority side. */
+        static final int MINORITY_CLIENTS = 6;
+
+        static final int MAJORITY_CLIENTS = 7;
+
+        Sentinel() {
+            super(8, "distlock-sentinel-netns-");
+            try {
+                for (int i = 0; i < 3; i++) {
+                    List<String> command = new ArrayList<>(List.of(
+                            System.getProperty("distlock.redis.server", "redis-server"),
+                            "--port",
+                            Integer.toString(clientPort()),
+                            "--bind",
+                            net.address(i),
+                            "--protected-mode",
+                            "no",
+                            "--save",
+                            "",
+                            "--appendonly",
+                            "no",
+                            "--repl-diskless-sync",
+                            "yes",
+                            "--repl-diskless-sync-delay",
+                            "0",
+                            "--dir",
+                            dir.toString(),
+                            "--dbfilename",
+                            "m" + i + ".rdb",
+                            "--logfile",
+                            dir.resolve("redis-m" + i + ".log").toString()));
+                    if (i > 0) {
+                        command.addAll(List.of("--replicaof", net.address(0), Integer.toString(clientPort())));
+                    }
+                    launch(i, command, "m" + i + ".out");
+                }
+                for (int i = 3; i < 6; i++) {
+                    Path conf = dir.resolve("sentinel-m" + i + ".conf");
+                    Files.writeString(
+                            conf,
+                            String.join(
+                                    "\n",
+                                    "port " + SENTINEL_PORT,
+                                    "bind " + net.address(i),
+                                    "protected-mode no",
+                                    "dir " + dir,
+                                    "logfile " + dir.resolve("sentinel-m" + i + ".log"),
+                                    "sentinel monitor mymaster " + net.address(0) + " " + clientPort() + " 2",
+                                    "sentinel down-after-milliseconds mymaster 1000",
+                                    "sentinel failover-timeout mymaster 5000",
+                                    "sentinel parallel-syncs mymaster 1",
+                                    ""));
+                    launch(
+                            i,
+                            List.of(
+                                    System.getProperty("distlock.redis.server", "redis-server"),
+                                    conf.toString(),
+                                    "--sentinel"),
+                            "m" + i + ".out");
+                }
+                awaitSettled(Duration.ofSeconds(60));
+            } catch (IOException e) {
+                close();
+                throw new UncheckedIOException(e);
+            } catch (RuntimeException e) {
+                close();
+                throw e;
+            }
+        }
+
+        @Override
+        int clientPort() {
+            return 6379;
+        }
+
+        /** The command prefix that runs a program in member {@code i}'s namespace. */
+        List<String> launcher(int i) {
+            return net.inside(i, List.of());
+        }
+
+        /** One command to member {@code i}'s server (its Sentinel for members 3 to 5); {@code -down} if unreachable. */
+        String command(int i, String... args) {
+            try {
+                return io.distlock.testkit.server.RedisServer.command(
+                        java.net.InetAddress.getByName(net.address(i)), i >= 3 ? SENTINEL_PORT : clientPort(), args);
+            } catch (UncheckedIOException | IOException e) {
+                return "-down " + e.getMessage();
+            }
+        }
+
+        /** The first line of {@code ROLE} of data member {@code i}: master, slave, or -down. */
+        String role(int i) {
+            return command(i, "ROLE").split("\n")[0];
+        }
+
+        /** The data member the Sentinel of member {@code sentinel} names master, or -1. */
+        int masterNamedBy(int sentinel) {
+            String[] addr = command(sentinel, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", "mymaster")
+                    .split("\n");
+            for (int i = 0; i < 3; i++) {
+                if (addr[0].equals(net.address(i))) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        /** The master every Sentinel names, or -1 while they disagree or one does not answer. */
+        @Override
+        int leader() {
+            int named = masterNamedBy(3);
+            for (int s = 4; s < 6; s++) {
+                if (masterNamedBy(s) != named) {
+                    return -1;
+                }
+            }
+            return named;
+        }
+
+        /**
+         * Waits until every Sentinel names the same master, which says it is master and sees both replicas online,
+         * each replica's link to it is up, and every Sentinel knows the other two and both replicas.
+         */
+        void awaitSettled(Duration bound) {
+            long end = System.nanoTime() + bound.toNanos();
+            String last = "";
+            while (true) {
+                int m = leader();
+                if (m >= 0 && role(m).equals("master")) {
+                    String info = command(m, "INFO", "replication");
+                    long online = info.lines()
+                            .filter(l -> l.matches("slave\\d+:.*state=online.*"))
+                            .count();
+                    boolean linked = true;
+                    boolean known = true;
+                    for (int i = 0; i < 3; i++) {
+                        if (i != m) {
+                            linked &= command(i, "INFO", "replication").contains("master_link_status:up");
+                        }
+                    }
+                    for (int s = 3; s < 6; s++) {
+                        String master = command(s, "SENTINEL", "MASTER", "mymaster");
+                        known &= master.contains("num-other-sentinels\n2") && master.contains("num-slaves\n2");
+                    }
+                    if (online == 2 && linked && known) {
+                        return;
+                    }
+                    last = "master m" + m + ", " + online + " replicas online, linked " + linked + ", sentinels "
+                            + known;
+                } else {
+                    last = "master " + m + (m >= 0 ? " says " + role(m) : "");
+                }
+                if (System.nanoTime() - end > 0) {
+                    throw new IllegalStateException(
+                            "Sentinel set not settled within " + bound + " (" + last + "); see " + dir);
+                }
+                sleep(200);
+            }
+        }
+
+        /** Sets {@code min-replicas-to-write} on every data node ({@code min-replicas-max-lag} 2 s). */
+        void minReplicasToWrite(int n) {
+            for (int i = 0; i < 3; i++) {
+                String a = command(i, "CONFIG", "SET", "min-replicas-to-write", Integer.toString(n));
+                String b = command(i, "CONFIG", "SET", "min-replicas-max-lag", "2");
+                if (!a.equals("OK") || !b.equals("OK")) {
+                    throw new IllegalStateException("CONFIG SET on m" + i + ": " + a + ", " + b);
+                }
+            }
+        }
+
+        /** The keys under {@code prefix} on data member {@code i} other than fence counters. */
+        List<String> keysOn(int i, String prefix) {
+            List<String> found = new ArrayList<>();
+            String cursor = "0";
+            do {
+                String reply = command(i, "SCAN", cursor, "MATCH", prefix + "*", "COUNT", "1000");
+                if (reply.startsWith("-")) {
+                    throw new IllegalStateException("SCAN on m" + i + ": " + reply);
+                }
+                String[] items = reply.split("\n");
+                cursor = items[0];
+                for (int k = 1; k < items.length; k++) {
+                    if (!items[k].isEmpty() && !items[k].endsWith(":fence")) {
+                        found.add(items[k]);
+                    }
+                }
+            } while (!cursor.equals("0"));
+            return found;
+        }
+
+        @Override
+        String name() {
+            return "redis-sentinel";
+        }
+
+        @Override
+        boolean proxiable() {
+            return false;
+        }
+
+        /**
+         * Sentinels of the majority side first: a client asks them in this order when it (re)connects, so a client
+         * of the minority side that reconnects after the heal learns the new master at once.
+         */
+        @Override
+        String spec(String clientId, String prefix, List<Integer> ports) {
+            return Clients.spec(
+                    "kind",
+                    "redis",
+                    "uri",
+                    "redis-sentinel://" + net.address(4) + ":" + SENTINEL_PORT + "," + net.address(5) + ":"
+                            + SENTINEL_PORT + "," + net.address(3) + ":" + SENTINEL_PORT + "#mymaster",
+                    "prefix",
+                    prefix,
+                    "lease",
+                    Long.toString(RedisStores.LEASE.toMillis()),
+                    "id",
+                    clientId);
+        }
+
+        @Override
+        String prefix(String scenarioId) {
+            return scenarioId + ":";
+        }
+
+        @Override
+        Duration expiry() {
+            return RedisStores.LEASE;
+        }
+
+        @Override
+        Duration renewInterval() {
+            return RedisStores.LEASE.dividedBy(3);
+        }
+
+        /** Lock keys on every data node: after a split-brain, the old master's own keys count too. */
+        @Override
+        Leftovers leftovers(String prefix) {
+            List<String> all = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                for (String k : keysOn(i, prefix)) {
+                    all.add("m" + i + ":" + k);
+                }
+            }
+            return new Leftovers(all.size(), String.join(", ", all));
+        }
+
+        @Override
+        boolean soundTokens() {
+            return false; // the two sides of a split-brain both count on from the last replicated fence value
+        }
+    }
 }

@@ -59,7 +59,7 @@ public final class SafetyWorker {
                     Optional<RecordedHold> h = lock.tryAcquire(wait);
                     if (h.isPresent()) {
                         try (FencedResourceClient resource =
-                                new FencedResourceClient("127.0.0.1", resourcePort, Duration.ofSeconds(5))) {
+                                new FencedResourceClient(Workload.RESOURCE_HOST, resourcePort, Duration.ofSeconds(5))) {
                             RecordedHold hold = h.get();
                             if (hold.check()) {
                                 OptionalLong v = resource.read(hold);

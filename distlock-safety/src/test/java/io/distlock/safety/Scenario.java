@@ -32,6 +32,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.jspecify.annotations.Nullable;
 
 /*
  * Overview
@@ -73,6 +74,15 @@ final class Scenario implements AutoCloseable {
     private boolean finished;
     private final String key;
 
+    /**
+     * Demonstrations that the checks can fail, for a run of the suite: {@code -Dsafety.brokenClients=true} wraps every
+     * client a scenario makes (in this JVM or a worker) in {@link BrokenLockClient}, {@code -Dsafety.unfenced=true}
+     * turns the fence of the resource off. Either one is printed in the schedule.
+     */
+    static final boolean BROKEN_CLIENTS = Boolean.getBoolean("safety.brokenClients");
+
+    static final boolean UNFENCED = Boolean.getBoolean("safety.unfenced");
+
     Scenario(String id, String title, String tier, Store store, long seed) {
         this(id, title, tier, store, seed, true);
     }
@@ -90,7 +100,7 @@ final class Scenario implements AutoCloseable {
         // the history files are appended to: a replayed seed must not read the earlier run's events as its own
         clearDirectory(dir);
         this.nemesis = HistoryWriter.open(dir.resolve("nemesis.jsonl"), "nemesis");
-        this.resource = fenced
+        this.resource = fenced && !UNFENCED
                 ? FencedResourceServer.start(dir.resolve("resource.jsonl"))
                 : FencedResourceServer.startUnfenced(dir.resolve("resource.jsonl"));
         nemesis.meta("scenario", id);
@@ -98,6 +108,12 @@ final class Scenario implements AutoCloseable {
         nemesis.meta("seed", Long.toString(seed));
         System.out.printf(
                 Locale.ROOT, "SCENARIO %s (%s) on %s seed=%d histories=%s%n", id, title, store.name(), seed, dir);
+        if (BROKEN_CLIENTS) {
+            note("demonstration (-Dsafety.brokenClients=true): every client is a BrokenLockClient");
+        }
+        if (UNFENCED && fenced) {
+            note("demonstration (-Dsafety.unfenced=true): the resource accepts every request, fenced or not");
+        }
     }
 
     /** The lock name every client of the scenario contends for. */
@@ -153,7 +169,8 @@ final class Scenario implements AutoCloseable {
             });
             ports = mine.stream().map(FaultProxy::port).toList();
         }
-        return store.spec(process, prefix, ports);
+        String spec = store.spec(process, prefix, ports);
+        return BROKEN_CLIENTS ? Clients.with(spec, "broken", "true") : spec;
     }
 
     /** The proxies of client {@code process} (empty if it connects directly). */
@@ -203,6 +220,25 @@ final class Scenario implements AutoCloseable {
             Duration wait,
             Duration think,
             Map<String, String> environment) {
+        return worker(process, mode, spec, threads, duration, wait, think, environment, List.of(), null);
+    }
+
+    /**
+     * As {@link #worker(String, String, String, int, Duration, Duration, Duration, Map)}, the JVM run by {@code
+     * launcher} ({@code ip netns exec <ns>}, say); with a {@code relay}, the worker reaches the fenced resource
+     * through it instead of on the loopback.
+     */
+    WorkerProcess worker(
+            String process,
+            String mode,
+            String spec,
+            int threads,
+            Duration duration,
+            Duration wait,
+            Duration think,
+            Map<String, String> environment,
+            List<String> launcher,
+            @Nullable Relay relay) {
         WorkerProcess w = WorkerProcess.start(
                 process,
                 List.of(
@@ -210,14 +246,16 @@ final class Scenario implements AutoCloseable {
                         process,
                         dir.toString(),
                         spec,
-                        Integer.toString(resource.port()),
+                        Integer.toString(relay == null ? resource.port() : relay.port()),
                         key,
                         Integer.toString(threads),
                         Long.toString(duration.toMillis()),
                         Long.toString(wait.toMillis()),
                         Long.toString(think.toMillis()),
                         Long.toString(seed + 100 + workers.size())),
-                environment);
+                environment,
+                launcher,
+                relay == null ? List.of() : List.of("-Dsafety.resource.host=" + relay.host()));
         workers.add(w);
         note("started worker JVM " + process + " (pid " + w.pid() + ", " + mode + ")");
         return w;

@@ -47,13 +47,27 @@ final class WorkerProcess implements AutoCloseable {
 
     /** As {@link #start(String, List)}, with {@code environment} added to the worker's (a fake clock's, say). */
     static WorkerProcess start(String name, List<String> args, Map<String, String> environment) {
-        List<String> command = new ArrayList<>();
+        return start(name, args, environment, List.of(), List.of());
+    }
+
+    /**
+     * As {@link #start(String, List, Map)}, the JVM run by {@code launcher} (say {@code ip netns exec <ns>}, which
+     * execs it, so the pid is the JVM's) with {@code jvmOptions} added.
+     */
+    static WorkerProcess start(
+            String name,
+            List<String> args,
+            Map<String, String> environment,
+            List<String> launcher,
+            List<String> jvmOptions) {
+        List<String> command = new ArrayList<>(launcher);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(List.of(
                 "-Xmx256m",
                 "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+        command.addAll(jvmOptions);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(SafetyWorker.class.getName());

@@ -34,6 +34,12 @@ final class Workload {
     private final Duration think;
     private final int resourcePort;
     private final long seed;
+    /**
+     * Where the fenced resource is: this JVM's loopback, or, for a worker JVM in a network namespace of its own, the
+     * address it is relayed at ({@code -Dsafety.resource.host}).
+     */
+    static final String RESOURCE_HOST = System.getProperty("safety.resource.host", "127.0.0.1");
+
     private boolean fixedThink;
     private final AtomicBoolean stop = new AtomicBoolean();
     private final AtomicLong increments = new AtomicLong();
@@ -81,7 +87,7 @@ final class Workload {
 
     private void loop(RecordedLock lock, SplittableRandom random, long end) {
         try (FencedResourceClient resource =
-                new FencedResourceClient("127.0.0.1", resourcePort, Duration.ofSeconds(5))) {
+                new FencedResourceClient(RESOURCE_HOST, resourcePort, Duration.ofSeconds(5))) {
             while (!stop.get() && System.nanoTime() - end < 0) {
                 Optional<RecordedHold> h;
                 try {

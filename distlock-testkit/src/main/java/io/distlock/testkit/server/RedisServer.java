@@ -299,8 +299,13 @@ public final class RedisServer implements BeforeAllCallback, AfterAllCallback, A
      * newlines, nil as the empty string.
      */
     public static String command(int port, String... args) {
+        return command(InetAddress.getLoopbackAddress(), port, args);
+    }
+
+    /** As {@link #command(int, String...)}, to the server at {@code host:port}. */
+    public static String command(InetAddress host, int port, String... args) {
         try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
+            socket.connect(new InetSocketAddress(host, port), 1000);
             socket.setSoTimeout(10_000);
             OutputStream out = socket.getOutputStream();
             ByteArrayOutputStream request = new ByteArrayOutputStream();
@@ -315,7 +320,7 @@ public final class RedisServer implements BeforeAllCallback, AfterAllCallback, A
             out.flush();
             return readReply(new BufferedInputStream(socket.getInputStream()));
         } catch (IOException e) {
-            throw new UncheckedIOException("Redis on port " + port + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("Redis on " + host.getHostAddress() + ":" + port + ": " + e.getMessage(), e);
         }
     }
 
