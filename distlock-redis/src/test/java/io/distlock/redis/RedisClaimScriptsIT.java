@@ -99,6 +99,29 @@ class RedisClaimScriptsIT {
                 KeyLayout.key(tag, KeyLayout.CLAIM_CHANNEL));
     }
 
+    /** claim-handoff.lua: ends {@code member}'s hold and asks for a shared claim of {@code permits} for {@code owner}. */
+    private static List<Object> handOff(
+            String tag, String member, long token, int permits, String owner, long lease, long waiterTimeout) {
+        return sync.eval(
+                LuaScript.CLAIM_HANDOFF.source(),
+                ScriptOutputType.MULTI,
+                KeyLayout.claimKeys(tag, KeyLayout.FENCE),
+                member,
+                Long.toString(token),
+                "s",
+                Integer.toString(permits),
+                owner,
+                Long.toString(lease),
+                Long.toString(waiterTimeout),
+                "PUBLISH",
+                KeyLayout.key(tag, KeyLayout.CLAIM_CHANNEL));
+    }
+
+    /** A semaphore's claim that may wait: queued when it is not granted. */
+    private static List<Object> acquireQueued(String tag, int size, String owner, long lease, long waiterTimeout) {
+        return acquire(tag, "sem", Integer.toString(size), "s", 1, owner, lease, true, waiterTimeout);
+    }
+
     private static long commandCalls(String command) {
         for (String line : sync.info("commandstats").split("\r?\n")) {
             if (line.startsWith("cmdstat_" + command + ":")) {
@@ -245,6 +268,80 @@ class RedisClaimScriptsIT {
         assertThat(sync.hget(KeyLayout.key(tag, KeyLayout.GRANTS), "sa:t1")).isEqualTo("1:" + second);
         assertThat(sync.hget(KeyLayout.key(tag, KeyLayout.CLAIM), "u")).isEqualTo("1");
         assertThat(release(tag, "sa:t1", second)).isEqualTo(1L);
+    }
+
+    /**
+     * A hand-off keeps the queue's order: with another client's waiter ahead, the hold ends, that waiter is named in
+     * the one message and the claim stays queued behind it; once at the head, the claim is granted with a greater token
+     * and leaves the queue. The keys' expiries cover every live hold and waiter throughout.
+     */
+    @Test
+    void handOff_grantsTheClaimOnlyInQueueOrder_andKeepsTheKeysCovered() throws Exception {
+        String tag = tag();
+        String channel = KeyLayout.key(tag, KeyLayout.CLAIM_CHANNEL);
+        String queue = KeyLayout.key(tag, KeyLayout.CLAIM_QUEUE);
+        long lease = 1500;
+        long waiterTimeout = 5000;
+        KeyExpiries keys = new KeyExpiries(tag, waiterTimeout / 2);
+        long a = (Long) acquireQueued(tag, 1, "a:h1", lease, waiterTimeout).get(1);
+        assertThat(acquireQueued(tag, 1, "other:h1", lease, waiterTimeout).get(0))
+                .isEqualTo(0L);
+        assertThat(acquireQueued(tag, 1, "a:h2", lease, waiterTimeout).get(0)).isEqualTo(0L);
+        keys.check("with two waiters");
+        LinkedBlockingQueue<String> messages = new LinkedBlockingQueue<>();
+        try (StatefulRedisPubSubConnection<String, String> sub = lettuce.connectPubSub()) {
+            sub.addListener(new RedisPubSubAdapter<>() {
+                @Override
+                public void message(String ch, String message) {
+                    messages.add(message);
+                }
+            });
+            sub.sync().subscribe(channel);
+            assertThat(handOff(tag, "sa:h1", a, 1, "a:h2", lease, waiterTimeout))
+                    .as("another client's waiter is ahead")
+                    .containsExactly(0L);
+            assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo(channel + ":other:h1");
+            assertThat(messages.poll(200, TimeUnit.MILLISECONDS))
+                    .as("one message")
+                    .isNull();
+        }
+        keys.check("after a hand-off that queued");
+        assertThat(sync.hget(KeyLayout.key(tag, KeyLayout.GRANTS), "sa:h1"))
+                .as("the hold ended")
+                .isNull();
+        assertThat(sync.zrange(queue, 0, -1)).containsExactly("1sother:h1", "1sa:h2");
+        long other =
+                (Long) acquireQueued(tag, 1, "other:h1", lease, waiterTimeout).get(1);
+        keys.check("after the head's grant");
+        List<Object> handed = handOff(tag, "sother:h1", other, 1, "a:h2", lease, waiterTimeout);
+        assertThat(handed.get(0)).as("granted at the head").isEqualTo(1L);
+        assertThat((Long) handed.get(1)).isGreaterThan(other);
+        keys.check("after a hand-off that granted");
+        assertThat(sync.zrange(queue, 0, -1)).as("it left the queue").isEmpty();
+        assertThat(sync.hget(KeyLayout.key(tag, KeyLayout.CLAIM), "u")).isEqualTo("1");
+        assertThat(release(tag, "sa:h2", (Long) handed.get(1))).isEqualTo(1L);
+        assertThat(sync.keys(KeyLayout.glob(tag) + ":*"))
+                .as("only the fence counter and the size stay")
+                .containsExactlyInAnyOrder(KeyLayout.key(tag, KeyLayout.FENCE), KeyLayout.key(tag, KeyLayout.SIZE));
+    }
+
+    /** A hand-off with the token of the owner's earlier grant changes nothing: the later grant and the queue stay. */
+    @Test
+    void handOff_withAnOlderGrantsToken_changesNothing() {
+        String tag = tag();
+        long first = (Long) acquireQueued(tag, 2, "a:t1", 30_000, 5000).get(1);
+        long second = (Long) acquireQueued(tag, 2, "a:t1", 30_000, 5000).get(1);
+        long keeper = (Long) acquireQueued(tag, 2, "k:h1", 30_000, 5000).get(1);
+        assertThat(acquireQueued(tag, 2, "w:h1", 30_000, 5000).get(0)).isEqualTo(0L);
+        assertThat(handOff(tag, "sa:t1", first, 1, "w:h1", 30_000, 5000))
+                .as("the older token")
+                .containsExactly(-1L);
+        assertThat(sync.hget(KeyLayout.key(tag, KeyLayout.GRANTS), "sa:t1")).isEqualTo("1:" + second);
+        assertThat(sync.hget(KeyLayout.key(tag, KeyLayout.CLAIM), "u")).isEqualTo("2");
+        assertThat(sync.zrange(KeyLayout.key(tag, KeyLayout.CLAIM_QUEUE), 0, -1))
+                .containsExactly("1sw:h1");
+        assertThat(release(tag, "sa:t1", second)).isEqualTo(1L);
+        assertThat(release(tag, "sk:h1", keeper)).isEqualTo(1L);
     }
 
     /** A writer at the head of the queue: a read release names only the writer, never the later readers. */
