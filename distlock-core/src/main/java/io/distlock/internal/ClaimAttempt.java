@@ -143,13 +143,10 @@ final class ClaimAttempt {
             Attempt answer;
             try {
                 answer = a.store.tryAcquire(claim, mayWait);
-                attempted(w);
             } catch (IllegalStateException e) {
-                attempted(w);
                 ClaimAcquirer.leave(s, w); // the name is another kind, or a semaphore of another size: nothing written
                 throw e;
             } catch (RuntimeException e) {
-                attempted(w);
                 ClaimAcquirer.leave(s, w);
                 a.abandonQuietly(claim); // the grant may have happened with its answer lost
                 if (interruptible && StoreCalls.interruptedBy(e)) {
@@ -175,6 +172,9 @@ final class ClaimAttempt {
                 result = h;
                 return true;
             }
+            // busy: from here on a release may hand its permits to this waiter (while the attempt was on its way, and
+            // once granted, none may: the grant would be made twice)
+            attempted(w);
             if (!mayWait) {
                 a.config.metrics().notAcquired(view.name, 0);
                 result = null;

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -116,8 +117,10 @@ public interface ReadWriteLockContract extends BackendUnderTest {
 
     /**
      * A reader and a writer that both run while readers and writers of two clients contend: writers do the fenced
-     * read-sleep-write with their token, readers check that nothing changes while they hold. Seeds: a writer let in
-     * beside a reader (a torn read), two writers at once (a lost increment).
+     * read-sleep-write with their token, readers check that nothing changes while they hold; each of three threads per
+     * client takes the read and the write lock in turn, so a hold handed to a thread twice shows (its next write lock
+     * finds a read hold of its own). Seeds: a writer let in beside a reader (a torn read), two writers at once (a lost
+     * increment).
      */
     @Test
     default void fencedWorkload_writersAndReaders_noLostIncrements_noWriteDuringARead() {
@@ -136,13 +139,14 @@ public interface ReadWriteLockContract extends BackendUnderTest {
         long end = System.nanoTime() + Duration.ofMillis(1500).toNanos();
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
-            boolean writer = i < 2;
+            // two threads mostly write, four mostly read: every thread's view takes both locks in turn
+            int writesInFour = i < 2 ? 3 : 1;
             DistributedReadWriteLock lock = rw(i % 2 == 0 ? a : b, name);
             threads.add(new Thread(() -> {
                 try {
                     gate.await();
                     while (System.nanoTime() - end < 0) {
-                        if (writer) {
+                        if (ThreadLocalRandom.current().nextInt(4) < writesInFour) {
                             DistributedLock w = lock.writeLock();
                             w.lock();
                             try {
@@ -206,6 +210,58 @@ public interface ReadWriteLockContract extends BackendUnderTest {
         assertThat(reads.get()).as("reads").isPositive();
         assertThat(resource.rejected()).as("stale write tokens").isZero();
         assertThat(resource.value()).as("no lost increments").isEqualTo(writes.get());
+        assertThat(residue(name)).isEmpty();
+    }
+
+    /**
+     * Eight threads of one client take the read lock (9 in 10) and the write lock in turn as fast as they can, so a
+     * release often finds a waiter of its own client whose attempt is just coming back: no thread is ever refused its
+     * own lock (a read hold handed to a thread twice makes its next write lock refuse it as an upgrade) or told a
+     * hold lost, and every thread gets on.
+     */
+    @Test
+    default void threadViewsOfOneClient_takingBothLocksInTurn_neverFailOrStall() {
+        String name = uniqueName();
+        DistributedReadWriteLock lock = rw(newClient(), name);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicLong ops = new AtomicLong();
+        CountDownLatch gate = new CountDownLatch(1);
+        long end = System.nanoTime() + Duration.ofMillis(1500).toNanos();
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            threads.add(new Thread(() -> {
+                try {
+                    gate.await();
+                    while (System.nanoTime() - end < 0 && failure.get() == null) {
+                        DistributedLock l =
+                                ThreadLocalRandom.current().nextInt(10) == 0 ? lock.writeLock() : lock.readLock();
+                        l.lock();
+                        try {
+                            ops.incrementAndGet();
+                        } finally {
+                            l.unlock();
+                        }
+                    }
+                } catch (Throwable t) {
+                    failure.compareAndSet(null, t);
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        gate.countDown();
+        for (Thread t : threads) {
+            try {
+                t.join(Timing.seconds(30).toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+            assertThat(t.isAlive())
+                    .as("a thread is stuck: %s", List.of(t.getStackTrace()))
+                    .isFalse();
+        }
+        assertThat(failure.get()).as("a thread failed").isNull();
+        assertThat(ops.get()).as("operations").isPositive();
         assertThat(residue(name)).isEmpty();
     }
 
