@@ -51,7 +51,9 @@ import org.jspecify.annotations.Nullable;
  *       it sent the round: a hold ends in its owner's view before it can end on a majority of nodes whose clocks run
  *       up to 1% fast.
  *   <li>Release, renewal and the watchdog go to every node. A hold that a majority no longer confirms is reported
- *       lost (listeners, {@link io.distlock.LockLostException} on release).
+ *       lost (listeners, {@link io.distlock.LockLostException} on release). A renewal that a majority confirms also
+ *       sets the hold on the nodes that answer without it (never over another owner's), so a hold granted by a bare
+ *       majority spreads to every node that answers and outlives a later cut of a minority of nodes.
  *   <li>Keeps working while a majority of the nodes answers; with fewer, every step fails at once with {@link
  *       DistributedLockException} naming the nodes (within the node timeout, never a hang), and holds end when their
  *       last confirmed lease does.
