@@ -30,6 +30,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /*
  * Overview
@@ -97,7 +98,10 @@ final class RedLockStore implements ClaimStore, ClaimAdmin {
         }
     }
 
-    /** Connects to every node that answers; fails unless a quorum does. */
+    /**
+     * Connects to every node that answers; fails unless a quorum does, or when two of them are the same server (the
+     * same run_id: one server under two names would vote twice).
+     */
     void connect() {
         int up = 0;
         for (RedLockNode n : nodes) {
@@ -109,6 +113,31 @@ final class RedLockStore implements ClaimStore, ClaimAdmin {
                     "RedLock needs " + quorum + " of " + nodes.size() + " nodes; " + up + " answered: " + nodes;
             throw new DistributedLockException(message, new java.net.ConnectException(message));
         }
+        List<RedLockNode.Answer<String>> infos = all(n -> n.call(c -> c.info("server")));
+        Map<String, List<RedLockNode>> byRunId = new LinkedHashMap<>();
+        for (int i = 0; i < nodes.size(); i++) {
+            String info = infos.get(i).value();
+            String runId = info == null ? null : runId(info);
+            if (runId != null) {
+                byRunId.computeIfAbsent(runId, r -> new ArrayList<>()).add(nodes.get(i));
+            }
+        }
+        for (Map.Entry<String, List<RedLockNode>> e : byRunId.entrySet()) {
+            if (e.getValue().size() > 1) {
+                close();
+                throw new IllegalArgumentException("uris lists the same Redis server (run_id " + e.getKey() + ") "
+                        + e.getValue().size() + " times, which would give it more than one vote: " + e.getValue());
+            }
+        }
+    }
+
+    private static @Nullable String runId(String info) {
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith("run_id:")) {
+                return line.substring("run_id:".length()).strip();
+            }
+        }
+        return null;
     }
 
     int quorum() {
