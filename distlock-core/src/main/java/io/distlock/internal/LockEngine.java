@@ -252,7 +252,10 @@ public final class LockEngine implements LockClient {
         async.close(closedException());
         scheduler.shutdownNow();
         renewer.shutdownNow();
-        states.close(leases::releaseOnClose);
+        states.close(h -> {
+            leases.stopRenewal(h); // waits for a renewal in flight, so none runs after the release
+            leases.releaseOnClose(h);
+        });
         ClaimEngine c = claims;
         if (c != null) {
             c.close();

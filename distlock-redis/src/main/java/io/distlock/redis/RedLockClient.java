@@ -14,7 +14,10 @@ import io.distlock.spi.OwnerId;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
@@ -51,7 +54,9 @@ import org.jspecify.annotations.Nullable;
  *       it sent the round: a hold ends in its owner's view before it can end on a majority of nodes whose clocks run
  *       up to 1% fast.
  *   <li>Release, renewal and the watchdog go to every node. A hold that a majority no longer confirms is reported
- *       lost (listeners, {@link io.distlock.LockLostException} on release).
+ *       lost (listeners, {@link io.distlock.LockLostException} on release). A renewal that a majority confirms also
+ *       sets the hold on the nodes that answer without it (never over another owner's), so a hold granted by a bare
+ *       majority spreads to every node that answers and outlives a later cut of a minority of nodes.
  *   <li>Keeps working while a majority of the nodes answers; with fewer, every step fails at once with {@link
  *       DistributedLockException} naming the nodes (within the node timeout, never a hang), and holds end when their
  *       last confirmed lease does.
@@ -182,23 +187,44 @@ public final class RedLockClient implements LockClient {
         /**
          * The independent Redis nodes, as {@code redis://host:port} URIs: an odd number, at least 3.
          *
+         * <p>Each node must be listed once: a node listed twice would cast two votes. The same host and port twice
+         * is refused here; {@link #build} also refuses two URIs that reach the same server under different names (the
+         * same {@code run_id}).
+         *
          * @throws NullPointerException if an argument is null
-         * @throws IllegalArgumentException if the count is even or below 3, or a URI is not a Redis URI
+         * @throws IllegalArgumentException if the count is even or below 3, a URI is not a Redis URI, or a host and
+         *     port is listed more than once
          */
         public Builder nodes(String... uris) {
             Objects.requireNonNull(uris, "uris");
             if (uris.length < 3 || uris.length % 2 == 0) {
                 throw new IllegalArgumentException("RedLock needs an odd number of nodes, at least 3: " + uris.length);
             }
-            nodes.clear();
+            List<RedisURI> parsed = new ArrayList<>();
+            Map<String, Integer> seen = new LinkedHashMap<>();
             for (String u : uris) {
                 Objects.requireNonNull(u, "uris");
+                RedisURI uri;
                 try {
-                    nodes.add(RedisURI.create(u));
+                    uri = RedisURI.create(u);
                 } catch (RuntimeException e) {
                     throw new IllegalArgumentException("uris has one that is not a Redis URI: '" + u + "'", e);
                 }
+                parsed.add(uri);
+                seen.merge(uri.getHost().toLowerCase(Locale.ROOT) + ":" + uri.getPort(), 1, Integer::sum);
             }
+            List<String> repeated = new ArrayList<>();
+            seen.forEach((node, count) -> {
+                if (count > 1) {
+                    repeated.add(node + " (" + count + " times)");
+                }
+            });
+            if (!repeated.isEmpty()) {
+                throw new IllegalArgumentException(
+                        "uris lists the same node more than once, which would give it more than one vote: " + repeated);
+            }
+            nodes.clear();
+            nodes.addAll(parsed);
             return this;
         }
 
@@ -263,6 +289,8 @@ public final class RedLockClient implements LockClient {
          * Connects to the nodes and returns the client.
          *
          * @throws IllegalStateException if no nodes were given
+         * @throws IllegalArgumentException if two of the nodes that answer are the same server (the same {@code
+         *     run_id})
          * @throws DistributedLockException if fewer than a majority of the nodes can be reached
          */
         public RedLockClient build() {

@@ -30,6 +30,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /*
  * Overview
@@ -56,6 +57,15 @@ import java.util.function.Function;
  *   Renewal and release go to every node; a hold confirmed by fewer than a quorum is gone. When fewer than a quorum
  *   of nodes answer at all, the step fails with DistributedLockException: the engine keeps the hold until its last
  *   confirmed lease ends, then reports it lost; an acquire refuses at once instead of waiting.
+ *
+ * Joining nodes
+ *   A grant can be a bare quorum: the other nodes were cut off, slow, or still held the previous owner's key when the
+ *   round reached them. Such a hold would end when any one of its nodes is cut off. So a renewal that a quorum
+ *   confirmed sends a second round, redlock-join.lua, to the nodes that answered that they have no hold for the name:
+ *   each sets the owner's key there (NX: another owner's key is never touched) with the renewal's lifetime and raises
+ *   its fence counter to the hold's token, like a node that granted it. A hold that fewer than a quorum confirmed is
+ *   gone and never joins a node; a released hold is never renewed (the engine stops a hold's renewal, waiting for
+ *   one in flight, before it releases it), so neither round can bring back a released hold.
  *
  * Wake-ups
  *   Every release publishes the name and token on one channel per key prefix, on every node; each client subscribes
@@ -88,7 +98,10 @@ final class RedLockStore implements ClaimStore, ClaimAdmin {
         }
     }
 
-    /** Connects to every node that answers; fails unless a quorum does. */
+    /**
+     * Connects to every node that answers; fails unless a quorum does, or when two of them are the same server (the
+     * same run_id: one server under two names would vote twice).
+     */
     void connect() {
         int up = 0;
         for (RedLockNode n : nodes) {
@@ -100,6 +113,31 @@ final class RedLockStore implements ClaimStore, ClaimAdmin {
                     "RedLock needs " + quorum + " of " + nodes.size() + " nodes; " + up + " answered: " + nodes;
             throw new DistributedLockException(message, new java.net.ConnectException(message));
         }
+        List<RedLockNode.Answer<String>> infos = all(n -> n.call(c -> c.info("server")));
+        Map<String, List<RedLockNode>> byRunId = new LinkedHashMap<>();
+        for (int i = 0; i < nodes.size(); i++) {
+            String info = infos.get(i).value();
+            String runId = info == null ? null : runId(info);
+            if (runId != null) {
+                byRunId.computeIfAbsent(runId, r -> new ArrayList<>()).add(nodes.get(i));
+            }
+        }
+        for (Map.Entry<String, List<RedLockNode>> e : byRunId.entrySet()) {
+            if (e.getValue().size() > 1) {
+                close();
+                throw new IllegalArgumentException("uris lists the same Redis server (run_id " + e.getKey() + ") "
+                        + e.getValue().size() + " times, which would give it more than one vote: " + e.getValue());
+            }
+        }
+    }
+
+    private static @Nullable String runId(String info) {
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith("run_id:")) {
+                return line.substring("run_id:".length()).strip();
+            }
+        }
+        return null;
     }
 
     int quorum() {
@@ -247,9 +285,11 @@ final class RedLockStore implements ClaimStore, ClaimAdmin {
         }
         long deadline = System.nanoTime() + nodeTimeout.toNanos();
         Set<HeldClaim> gone = new HashSet<>();
+        Map<HeldClaim, List<Integer>> missing = new LinkedHashMap<>();
         for (Map.Entry<HeldClaim, List<CompletableFuture<Long>>> e : sent.entrySet()) {
             int answered = 0;
             List<Integer> confirmed = new ArrayList<>();
+            List<Integer> without = new ArrayList<>();
             List<RedLockNode.Answer<Long>> answers = new ArrayList<>();
             for (int i = 0; i < nodes.size(); i++) {
                 RedLockNode.Answer<Long> a = RedLockNode.await(e.getValue().get(i), deadline);
@@ -259,10 +299,15 @@ final class RedLockStore implements ClaimStore, ClaimAdmin {
                     answered++;
                     if (v == 1) {
                         confirmed.add(i);
+                    } else if (v == 0) {
+                        without.add(i);
                     }
                 }
             }
             if (confirmed.size() >= quorum) {
+                if (!without.isEmpty()) {
+                    missing.put(e.getKey(), without);
+                }
                 continue;
             }
             if (answered < quorum) {
@@ -271,7 +316,34 @@ final class RedLockStore implements ClaimStore, ClaimAdmin {
             gone.add(e.getKey());
             releaseSilently(e.getKey().key(), e.getKey().owner(), confirmed); // a minority's leftovers
         }
+        join(missing, lifetime);
         return gone;
+    }
+
+    /**
+     * Sets each confirmed hold on the nodes that answered its renewal without it, in one round; a node that does not
+     * answer is tried again at the next renewal.
+     */
+    private void join(Map<HeldClaim, List<Integer>> missing, String lifetime) {
+        List<CompletableFuture<Long>> sent = new ArrayList<>();
+        for (Map.Entry<HeldClaim, List<Integer>> e : missing.entrySet()) {
+            HeldClaim h = e.getKey();
+            String[] keys = keys(h.key());
+            for (int i : e.getValue()) {
+                sent.add(nodes.get(i)
+                        .eval(
+                                RedLockScripts.JOIN,
+                                ScriptOutputType.INTEGER,
+                                keys,
+                                h.owner().value(),
+                                lifetime,
+                                Long.toString(h.fencingToken())));
+            }
+        }
+        long deadline = System.nanoTime() + nodeTimeout.toNanos();
+        for (CompletableFuture<Long> f : sent) {
+            var unused = RedLockNode.await(f, deadline);
+        }
     }
 
     @Override

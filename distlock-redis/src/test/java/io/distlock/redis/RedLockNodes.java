@@ -58,7 +58,21 @@ final class RedLockNodes implements AutoCloseable {
         return out[0];
     }
 
-    private static void onNode(RedisServer s, java.util.function.Consumer<StatefulRedisConnection<String, String>> op) {
+    /** Deletes the hold key of {@code name} on the given nodes only. */
+    void deleteHold(String name, int... which) {
+        for (int i : which) {
+            onNode(servers.get(i), c -> c.sync().del(RedisKeys.holdKey(layout, name)));
+        }
+    }
+
+    /** The fence counter of {@code name} on one node, 0 when it has none. */
+    long fence(RedisServer s, String name) {
+        String[] out = new String[1];
+        onNode(s, c -> out[0] = c.sync().get(KeyLayout.key(layout.tag(name), KeyLayout.FENCE)));
+        return out[0] == null ? 0 : Long.parseLong(out[0]);
+    }
+
+    static void onNode(RedisServer s, java.util.function.Consumer<StatefulRedisConnection<String, String>> op) {
         RedisClient lettuce = RedisClient.create(s.uri());
         try (StatefulRedisConnection<String, String> c = lettuce.connect()) {
             op.accept(c);
