@@ -196,6 +196,13 @@ final class EtcdLeases {
         }
     }
 
+    /** The shared lease if there is one alive, without granting one. */
+    @Nullable
+    LeaseRef currentShared() {
+        LeaseRef s = shared;
+        return s != null && !s.dead ? s : null;
+    }
+
     /** Whether {@code id} is the client's current shared lease. */
     boolean isShared(long id) {
         LeaseRef s = shared;

@@ -57,6 +57,7 @@ import org.slf4j.LoggerFactory;
  *   client in one transaction. EtcdRenewal: the watchdog's batched keep-alive and key check. EtcdLeases: the shared
  *   watchdog lease and the per-hold leases of fixed leases. EtcdEntries: what this client knows of its own keys.
  *   EtcdWatches: one watch per name, waking waiters and mirroring the queue. EtcdAdmin: inspect, list, forced release, free or held.
+ *   EtcdLeftovers: keys this client may have left behind when an answer was lost, and their clean-up.
  *   EtcdRequests: the round trips they all share. This class wires them and does the two steps that are one request.
  *
  * Release and abandon
@@ -68,6 +69,12 @@ import org.slf4j.LoggerFactory;
  *   lost or whose fixed lease ran out: a transaction deletes the key only while it has the hold's create revision, so
  *   the owner's newer key is never touched, and a fixed-lease hold's own etcd lease is revoked. The engine's timer thus
  *   frees a fixed-lease hold at its length, not at etcd's rounded-up TTL, which still ends it if this client dies.
+ *
+ * Answers lost
+ *   A key on the shared lease that this client does not know of would live as long as the client keeps that lease
+ *   alive. So an acquire or hand-off that fails (its write may be applied, at once or after the client gave up on it)
+ *   and an abandon or abandonHold whose delete fails leave a doubt about their key path in EtcdLeftovers, which the
+ *   watchdog's ticks and later acquires settle by deleting the key if it turns up and is not an entry of this client.
  *
  * Closing
  *   Closing stops the watches and revokes every lease of this client, which deletes every key on them: waiters'
@@ -96,6 +103,7 @@ final class EtcdLockStore implements ClaimStore, CounterStore, ClaimAdmin, Queue
     private final EtcdAdmin admin;
     private final EtcdClaims claims;
     private final EtcdLatches latches;
+    private final EtcdLeftovers leftovers;
     private volatile boolean closed;
 
     /**
@@ -122,6 +130,7 @@ final class EtcdLockStore implements ClaimStore, CounterStore, ClaimAdmin, Queue
         this.admin = new EtcdAdmin(requests, keys, client.getLeaseClient());
         this.claims = new EtcdClaims(requests, keys, leases, entries, watches, ticker);
         this.latches = new EtcdLatches(requests, keys, client.getLeaseClient(), client.getWatchClient());
+        this.leftovers = new EtcdLeftovers(requests, leases, entries, ticker);
     }
 
     EtcdKeys keys() {
@@ -141,7 +150,23 @@ final class EtcdLockStore implements ClaimStore, CounterStore, ClaimAdmin, Queue
     @Override
     public Attempt tryAcquire(Claim claim, boolean queue) {
         ensureOpen();
-        return claim.kind() == Claim.Kind.LOCK ? acquirer.tryAcquire(claim, queue) : claims.tryAcquire(claim, queue);
+        leftovers.sweepIfDue();
+        String path = keys.holdKey(claim.key().name(), claim.owner().value(), claim.kind(), claim.mode());
+        Runnable done = leftovers.enter(path);
+        try {
+            return claim.kind() == Claim.Kind.LOCK
+                    ? acquirer.tryAcquire(claim, queue)
+                    : claims.tryAcquire(claim, queue);
+        } catch (IllegalStateException e) {
+            throw e; // the name is another kind: nothing of ours was left written
+        } catch (RuntimeException e) {
+            if (claim.lease().renewed()) {
+                leftovers.unknownWrite(path, leases.currentShared()); // its write may be applied, now or later
+            }
+            throw e;
+        } finally {
+            done.run();
+        }
     }
 
     @Override
@@ -149,7 +174,15 @@ final class EtcdLockStore implements ClaimStore, CounterStore, ClaimAdmin, Queue
         ensureOpen();
         String path = keys.holdKey(claim.key().name(), claim.owner().value(), claim.kind(), claim.mode());
         Entry e = entries.remove(path);
-        var unused = requests.await(requests.kv().delete(bytes(path)), "abandon");
+        try {
+            var unused = requests.await(requests.kv().delete(bytes(path)), "abandon");
+        } catch (RuntimeException ex) {
+            if (claim.lease().renewed()) {
+                // the key, if any, is on the shared lease, which this client keeps alive: a sweep deletes it
+                leftovers.unknownWrite(path, e != null ? e.lease : leases.currentShared());
+            }
+            throw ex;
+        }
         if (e != null) {
             entries.ended(e);
         }
@@ -163,9 +196,10 @@ final class EtcdLockStore implements ClaimStore, CounterStore, ClaimAdmin, Queue
      *
      * <p>It sends the delete and does not wait for it. The engine calls this for each hold it finds lost, one after
      * another, also when etcd cannot be reached (a hold whose lease ended unconfirmed): waiting up to a request timeout
-     * for each would tell the owners of the holds after it of their loss that much later. A key the delete misses ends
-     * with its lease, as before this step existed; a newer key of the owner is safe from a late delete, which compares
-     * the create revision, and the owner's next acquire writes a new key anyway (EtcdAcquirer drops unknown leftovers).
+     * for each would tell the owners of the holds after it of their loss that much later. A key whose delete fails is
+     * deleted by a later sweep of EtcdLeftovers, or ends with its lease if the client stops keeping that alive; a newer
+     * key of the owner is safe from a late delete, which compares the create revision, and the owner's next acquire
+     * writes a new key anyway (EtcdAcquirer drops unknown leftovers).
      */
     @Override
     public void abandonHold(HeldClaim hold) {
@@ -194,8 +228,9 @@ final class EtcdLockStore implements ClaimStore, CounterStore, ClaimAdmin, Queue
                 leases.revokeQuietly(gone.getLease());
             }
             if (failure != null) {
+                leftovers.failedDelete(path, hold.fencingToken()); // a sweep deletes it, owner-checked by revision
                 log.debug(
-                        "distlock: could not end lost {} in etcd; it ends with its lease",
+                        "distlock: could not end lost {} in etcd; a later sweep or its lease ends it",
                         OwnerId.redact(path),
                         failure);
             }
@@ -231,12 +266,24 @@ final class EtcdLockStore implements ClaimStore, CounterStore, ClaimAdmin, Queue
     @Override
     public HandOff handOff(Claim to, OwnerId from) {
         ensureOpen();
-        return handOff.handOff(to, from);
+        String path = keys.holdKey(to.key().name(), to.owner().value(), to.kind(), to.mode());
+        Runnable done = leftovers.enter(path);
+        try {
+            return handOff.handOff(to, from);
+        } catch (RuntimeException e) {
+            if (to.lease().renewed()) {
+                leftovers.unknownWrite(path, leases.currentShared()); // its write may be applied, now or later
+            }
+            throw e;
+        } finally {
+            done.run();
+        }
     }
 
     @Override
     public Set<HeldClaim> renew(Collection<HeldClaim> holds, Duration lease) {
         ensureOpen();
+        leftovers.sweep();
         return renewal.renew(holds);
     }
 
