@@ -133,6 +133,15 @@ final class ClaimAttempt {
                 }
                 a.engine.ensureOpen();
             }
+            if (w == null && mayWait && s.subscribedToNotices()) {
+                // the name's waiters are subscribed already: a waiter that joins before its first attempt gets every
+                // wake-up after it, so a busy answer needs no second attempt (as after subscribing below)
+                ClaimWaiter.Flagged joined = newWaiter.get();
+                joined.attempt = this;
+                this.w = joined;
+                w = joined;
+                ClaimAcquirer.join(s, joined, claim.owner());
+            }
             if (w != null) {
                 int handed = handed(w);
                 if (handed != GO_ON) {

@@ -123,6 +123,20 @@ abstract class NameState<H extends EngineHold> {
         }
     }
 
+    /**
+     * Whether the name's waiters are subscribed already, to a store that notifies: a wake-up from then on reaches
+     * every waiter that has joined. Takes {@link #subscribeLock}; the caller holds no lock.
+     */
+    final boolean subscribedToNotices() {
+        subscribeLock.lock();
+        try {
+            Subscription sub = subscription;
+            return sub != null && sub.notifies();
+        } finally {
+            subscribeLock.unlock();
+        }
+    }
+
     /** Takes the subscription away for the caller to close. Takes {@link #subscribeLock}; the caller holds no lock. */
     final @Nullable Subscription takeSubscription() {
         subscribeLock.lock();

@@ -64,6 +64,28 @@ class ClaimHandOffTest {
     }
 
     @Test
+    void waiterArrivingWhileTheNameIsSubscribed_asksOnce_andGetsThePermitInTurn() throws Exception {
+        var sem = client.semaphore("s", 1);
+        PermitHold first = sem.acquire(1);
+        CompletableFuture<PermitHold> w1 = CompletableFuture.supplyAsync(() -> acquire(sem));
+        Eventually.within(Duration.ofSeconds(5), "the first waiter queued", () -> store.attempts.get() == 3);
+        Thread.sleep(100);
+        CompletableFuture<PermitHold> w2 = CompletableFuture.supplyAsync(() -> acquire(sem));
+        Thread.sleep(300);
+        assertThat(store.attempts)
+                .as("the second waiter joined before its one attempt: no second attempt")
+                .hasValue(4);
+        first.release();
+        PermitHold second = w1.get(5, TimeUnit.SECONDS);
+        second.release();
+        w2.get(5, TimeUnit.SECONDS).release();
+        assertThat(store.handOffs.get())
+                .as("the first release handed the permit on")
+                .isPositive();
+        assertThat(server.residue("s")).isEmpty();
+    }
+
+    @Test
     void writeRelease_handsTheLockToAWaitingReader_andTheReadersShare() throws Exception {
         var rw = client.readWriteLock("rw");
         LockHold writer = rw.writeLock().acquire();
