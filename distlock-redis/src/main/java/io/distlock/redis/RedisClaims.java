@@ -109,16 +109,7 @@ final class RedisClaims {
         long status = LuaScript.number(answer, 0);
         if (status == 1) {
             long token = LuaScript.number(answer, 1);
-            if (replicaAcks.required()) {
-                HeldClaim held = claim.held(token);
-                String grants = keys[2];
-                String suffix = ":" + token;
-                replicaAcks.await(
-                        on,
-                        claim.key(),
-                        () -> on.hget(grants, member).thenApply(g -> g != null && g.endsWith(suffix)),
-                        () -> releaseQuietly(held));
-            }
+            awaitReplicas(on, claim, keys[2], member, token);
             return Attempt.acquired(token);
         }
         if (status == 0) {
@@ -176,20 +167,28 @@ final class RedisClaims {
         long status = LuaScript.number(answer, 0);
         if (status == 1) {
             long token = LuaScript.number(answer, 1);
-            if (replicaAcks.required()) {
-                HeldClaim held = to.held(token);
-                String grants = keys[2];
-                String member = mode + to.owner().value();
-                String suffix = ":" + token;
-                replicaAcks.await(
-                        on,
-                        to.key(),
-                        () -> on.hget(grants, member).thenApply(g -> g != null && g.endsWith(suffix)),
-                        () -> releaseQuietly(held));
-            }
+            awaitReplicas(on, to, keys[2], mode + to.owner().value(), token);
             return HandOff.granted(token);
         }
         return status == 0 ? HandOff.queued() : HandOff.notHeld();
+    }
+
+    /**
+     * With replica acknowledgement required: waits until the replicas have {@code claim}'s grant of {@code token}
+     * ({@code member}'s entry in {@code grants}), and releases it if they do not (see ReplicaAcks).
+     */
+    private void awaitReplicas(
+            RedisClusterAsyncCommands<String, String> on, Claim claim, String grants, String member, long token) {
+        if (!replicaAcks.required()) {
+            return;
+        }
+        HeldClaim held = claim.held(token);
+        String suffix = ":" + token;
+        replicaAcks.await(
+                on,
+                claim.key(),
+                () -> on.hget(grants, member).thenApply(g -> g != null && g.endsWith(suffix)),
+                () -> releaseQuietly(held));
     }
 
     private void releaseQuietly(HeldClaim hold) {

@@ -80,14 +80,17 @@ class RedisClaimWakeUpsIT {
             }
             PermitHold holder = opened.get(0).semaphore(name, 1).acquire(1);
             List<CompletableFuture<PermitHold>> waiting = new ArrayList<>();
+            String queue = KeyLayout.key(layout.tag(name), KeyLayout.CLAIM_QUEUE);
             for (int i = 0; i < 4; i++) {
                 RedisLockClient c = clients == 1 ? opened.get(0) : opened.get(1 + i);
                 waiting.add(c.semaphore(name, 1).acquireAsync(1));
-            }
-            String queue = KeyLayout.key(layout.tag(name), KeyLayout.CLAIM_QUEUE);
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (connection.sync().zcard(queue) < 4 && System.nanoTime() < until) {
-                Timing.sleep(Duration.ofMillis(10));
+                // one at a time, so the client knows its waiters in the queue's order (a hand-off goes to the first
+                // it knows; to another, it would cost the head's attempt besides)
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (connection.sync().zcard(queue) < i + 1 && System.nanoTime() < until) {
+                    Timing.sleep(Duration.ofMillis(5));
+                }
+                Timing.sleep(Duration.ofMillis(50)); // its answer is back
             }
             assertThat(connection.sync().zcard(queue))
                     .as("all four wait in the queue")

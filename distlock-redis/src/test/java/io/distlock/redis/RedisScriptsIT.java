@@ -581,7 +581,7 @@ class RedisScriptsIT {
 
     @Test
     void scriptSha_matchesServerDigest() {
-        assertThat(LuaScript.ALL).hasSize(20);
+        assertThat(LuaScript.ALL).hasSize(21);
         for (LuaScript s : LuaScript.ALL) {
             assertThat(sync.scriptLoad(s.source())).as(s.name()).isEqualTo(s.sha1());
         }

@@ -191,19 +191,7 @@ public interface ReadWriteLockContract extends BackendUnderTest {
                 }
             }));
         }
-        threads.forEach(Thread::start);
-        gate.countDown();
-        for (Thread t : threads) {
-            try {
-                t.join(Timing.seconds(30).toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-            assertThat(t.isAlive())
-                    .as("a workload thread is stuck: %s", List.of(t.getStackTrace()))
-                    .isFalse();
-        }
+        runAll(threads, gate);
         assertThat(failure.get()).as("a workload thread failed").isNull();
         assertThat(violations).as("exclusion violations").isEmpty();
         assertThat(writes.get()).as("writes").isPositive();
@@ -247,19 +235,7 @@ public interface ReadWriteLockContract extends BackendUnderTest {
                 }
             }));
         }
-        threads.forEach(Thread::start);
-        gate.countDown();
-        for (Thread t : threads) {
-            try {
-                t.join(Timing.seconds(30).toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-            assertThat(t.isAlive())
-                    .as("a thread is stuck: %s", List.of(t.getStackTrace()))
-                    .isFalse();
-        }
+        runAll(threads, gate);
         assertThat(failure.get()).as("a thread failed").isNull();
         assertThat(ops.get()).as("operations").isPositive();
         assertThat(residue(name)).isEmpty();
@@ -785,5 +761,22 @@ public interface ReadWriteLockContract extends BackendUnderTest {
         assertThatThrownBy(() -> client.readWriteLock("x")).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> lock.readLock().tryLock()).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> lock.writeLock().tryLock()).isInstanceOf(IllegalStateException.class);
+    }
+
+    /** Starts {@code threads}, opens {@code gate}, and waits for them all, each within 30 s (scaled). */
+    private static void runAll(List<Thread> threads, CountDownLatch gate) {
+        threads.forEach(Thread::start);
+        gate.countDown();
+        for (Thread t : threads) {
+            try {
+                t.join(Timing.seconds(30).toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+            assertThat(t.isAlive())
+                    .as("a workload thread is stuck: %s", List.of(t.getStackTrace()))
+                    .isFalse();
+        }
     }
 }
