@@ -63,10 +63,11 @@ import org.slf4j.LoggerFactory;
  *   claims' parts (ClaimEngine) share HoldKeeper, NameStates, EngineHold and LockView.
  *
  * Threads
- *   Two daemon threads per client, and a small pool for asynchronous waits (AsyncSupport). The watchdog thread runs the batched renewals (one round trip per tick, which
- *   may hang as long as the store's own timeout when the store stops answering). The timer thread runs fixed-lease
- *   ends, early renewals of short grants and, four times per tick, the overdue check (Watchdog.expireOverdue), which
- *   tells a hold lost as soon as its last confirmed lease ends even while a renewal waits for its answer.
+ *   Two daemon threads per client, and a small pool for asynchronous waits (AsyncSupport). The watchdog thread runs the
+ *   batched renewals and the early renewals of short grants (a round trip each, which may hang as long as the store's
+ *   own timeout when the store stops answering). The timer thread makes no round trip: it runs fixed-lease ends and,
+ *   four times per tick, the overdue check (Watchdog.expireOverdue), which tells a hold lost as soon as its last
+ *   confirmed lease ends even while a renewal waits for its answer.
  *
  * Limits
  *   At most EngineConfig.maxWaiters acquires and latch awaits of one client may wait at once (WaiterLimit); one more
@@ -85,9 +86,9 @@ public final class LockEngine implements LockClient {
     private final EngineConfig config;
     private final String clientId;
     private final Ticker ticker;
-    /** Fixed-lease timers, early renewals and the overdue check: never waits for a round trip of the watchdog. */
+    /** Fixed-lease timers and the overdue check: never waits for a round trip. */
     private final ScheduledThreadPoolExecutor scheduler;
-    /** The watchdog's batched renewals. */
+    /** The watchdog's batched renewals and the early renewals of short grants. */
     private final ScheduledThreadPoolExecutor renewer;
 
     private final WaiterLimit waiterLimit;
@@ -120,7 +121,7 @@ public final class LockEngine implements LockClient {
         this.renewer = daemonExecutor("distlock-watchdog-" + OwnerId.redact(clientId));
         this.waiterLimit = new WaiterLimit(config.maxWaiters(), clientId);
         this.async = new AsyncSupport(config.asyncExecutor(), scheduler, waiterLimit, clientId);
-        this.leases = new LockLeases(states, store, config, scheduler);
+        this.leases = new LockLeases(states, store, config, scheduler, renewer);
         this.releaser = new LockReleaser(this, config, leases);
         this.acquirer = new LockAcquirer(this, config, leases);
         this.claims = kinds.contains(Claim.Kind.READ_WRITE_LOCK) || kinds.contains(Claim.Kind.SEMAPHORE)

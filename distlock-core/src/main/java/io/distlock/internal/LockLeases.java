@@ -15,8 +15,10 @@ import org.slf4j.LoggerFactory;
  *
  * Renewal ahead of the tick
  *   A hold the store granted with less validity than one watchdog tick (a grant that came with the wake-up) is renewed
- *   once on its own, ahead of the tick, and again at half of what is left while the store cannot be reached. The rest
- *   of a lock hold's lease, release and loss is HoldKeeper's.
+ *   once on its own, ahead of the tick, and again at half of what is left while the store cannot be reached. It runs on
+ *   the watchdog's thread, never on the timer thread: a renewal that gets no answer blocks its thread for the store's
+ *   command timeout, and the timer thread must stay free for the overdue check that tells the hold lost when its
+ *   validity ends. The rest of a lock hold's lease, release and loss is HoldKeeper's.
  *
  * Ending lost holds in the store
  *   Where the store keeps no lease of its own (SessionHolds), a hold found lost is ended there too (endLostInStore),
@@ -30,13 +32,17 @@ final class LockLeases extends HoldKeeper<HoldImpl, LockState> {
 
     private final @Nullable SessionHolds sessionHolds;
     private final long watchdogTickNanos;
+    /** Where early renewals run: the watchdog's thread, which may block on a round trip. */
+    private final ScheduledExecutorService renewer;
 
     LockLeases(
             NameStates<HoldImpl, LockState> states,
             ClaimStore store,
             EngineConfig config,
-            ScheduledExecutorService scheduler) {
+            ScheduledExecutorService scheduler,
+            ScheduledExecutorService renewer) {
         super(states, h -> h.state, store, config, scheduler);
+        this.renewer = renewer;
         this.sessionHolds = store instanceof SessionHolds sh ? sh : null;
         this.watchdogTickNanos = Math.max(1, config.watchdogLease().toNanos() / 3);
     }
@@ -58,11 +64,11 @@ final class LockLeases extends HoldKeeper<HoldImpl, LockState> {
 
     /**
      * Renews one hold ahead of the watchdog's tick (a hold the store granted with a short claim time), and again at
-     * half of what is left while the store cannot be reached.
+     * half of what is left while the store cannot be reached. On the watchdog's thread: see the overview.
      */
     private void scheduleRenewal(HoldImpl h, long delayNanos) {
         try {
-            h.timer = scheduler.schedule(
+            h.timer = renewer.schedule(
                     () -> {
                         long retry = watchdog.renewOne(h);
                         if (retry > 0) {

@@ -22,7 +22,7 @@ import java.util.concurrent.TimeoutException;
  *   pipeline on it; a caller that needs the answer waits for its own future only.
  *
  * Deadlines
- *   Each command is bounded by the connection's timeout. One that is awaited at once is awaited with await, which
+ *   Each command is bounded by the client's command timeout (see RedisConnections). One that is awaited at once is awaited with await, which
  *   sleeps without a timeout and leaves the deadline to AwaitDeadlines; one that is not (fire-and-forget, or one of
  *   several awaited in turn) is bounded: it fails by itself once the timeout has passed since it was issued. Either
  *   way the command is cancelled when its time is up, so one not yet sent (the connection is down) is never sent, and
@@ -97,7 +97,7 @@ final class CommandRunner {
     }
 
     /**
-     * Waits for a command's answer within the connection's timeout. Not interruptible: the command is on the wire and
+     * Waits for a command's answer within the command timeout. Not interruptible: the command is on the wire and
      * its outcome matters (an interrupt is kept for the caller).
      *
      * <p>The Lettuce clients this module makes itself arm no timer per command (see {@code RedisLockClient}); this wait
@@ -142,7 +142,7 @@ final class CommandRunner {
 
     /**
      * A command that is not awaited at once (fire-and-forget, or one of several awaited in turn), made to fail by itself
-     * with a {@link TimeoutException} once the connection's timeout has passed since it was issued, as Lettuce's
+     * with a {@link TimeoutException} once the command timeout has passed since it was issued, as Lettuce's
      * per-command timer would: a loop that awaits several of them then takes one timeout in all, not one each, and a
      * command not yet sent when its time is up is never sent.
      */

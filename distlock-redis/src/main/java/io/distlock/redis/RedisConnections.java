@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,7 +34,12 @@ import org.slf4j.LoggerFactory;
  *   has one command connection, shared by every lock and thread, and one pub/sub side that connects on the first wait.
  *
  * The parts
- *   CommandRunner sends commands and scripts on the command connection and bounds each by the connection's timeout.
+ *   CommandRunner sends commands and scripts on the command connection and bounds each by the command timeout.
+ *
+ * Command timeout
+ *   One bound for every command of the client: the builder's choice, made from the timeout the connection came with
+ *   (its URI's). It is set on the command connection and on every pub/sub connection, so that Lettuce's own timers
+ *   and its synchronous API (SCAN) use it too, and CommandRunner bounds every wait with it.
  *   RedisSubscriptions keeps the wake-up channels subscribed where releases publish them, across reconnects,
  *   failovers and slot moves; WakeUpDispatch routes their messages.
  *
@@ -64,17 +70,37 @@ final class RedisConnections implements AutoCloseable {
             StatefulConnection<String, String> connection,
             RedisClusterAsyncCommands<String, String> async,
             RedisKeyCommands<String, String> keyCommands,
-            Supplier<CompletionStage<StatefulRedisPubSubConnection<String, String>>> pubSubFactory) {
+            Supplier<CompletionStage<StatefulRedisPubSubConnection<String, String>>> pubSubFactory,
+            UnaryOperator<Duration> commandTimeout) {
         this.ownedClient = ownedClient;
         this.connection = connection;
-        this.commands = new CommandRunner(async, connection.getTimeout());
+        Duration timeout = commandTimeout.apply(connection.getTimeout());
+        connection.setTimeout(timeout);
+        this.commands = new CommandRunner(async, timeout);
         this.keyCommands = keyCommands;
         this.cluster = clusterClient != null;
-        this.subscriptions = new RedisSubscriptions(commands, connection, listenedClient, clusterClient, pubSubFactory);
+        Supplier<CompletionStage<StatefulRedisPubSubConnection<String, String>>> bounded =
+                () -> pubSubFactory.get().thenApply(ps -> {
+                    ps.setTimeout(timeout);
+                    return ps;
+                });
+        this.subscriptions = new RedisSubscriptions(commands, connection, listenedClient, clusterClient, bounded);
     }
 
-    /** Connects to a standalone server or, for a {@code redis-sentinel://} URI, to the master Sentinel names. */
+    /**
+     * Connects to a standalone server or, for a {@code redis-sentinel://} URI, to the master Sentinel names; commands are
+     * bounded by the connection's own timeout.
+     */
     static RedisConnections standalone(RedisClient client, @Nullable RedisURI uri, boolean owned) {
+        return standalone(client, uri, owned, UnaryOperator.identity());
+    }
+
+    /**
+     * As {@link #standalone(RedisClient, RedisURI, boolean)}, with the command timeout that {@code commandTimeout} makes
+     * from the connection's own.
+     */
+    static RedisConnections standalone(
+            RedisClient client, @Nullable RedisURI uri, boolean owned, UnaryOperator<Duration> commandTimeout) {
         StatefulRedisConnection<String, String> c;
         try {
             c = uri == null ? client.connect(StringCodec.UTF8) : client.connect(StringCodec.UTF8, uri);
@@ -95,11 +121,12 @@ final class RedisConnections implements AutoCloseable {
                         ? client.connectPubSubAsync(StringCodec.UTF8, uri)
                         // the client's default URI is private to it: connect on another thread, so that an interrupt
                         // of the waiting caller cannot break the connection attempt
-                        : CompletableFuture.supplyAsync(() -> client.connectPubSub(StringCodec.UTF8)));
+                        : CompletableFuture.supplyAsync(() -> client.connectPubSub(StringCodec.UTF8)),
+                commandTimeout);
     }
 
-    /** Connects to a Cluster. */
-    static RedisConnections cluster(RedisClusterClient client, boolean owned) {
+    /** Connects to a Cluster, with the command timeout that {@code commandTimeout} makes from the connection's own. */
+    static RedisConnections cluster(RedisClusterClient client, boolean owned, UnaryOperator<Duration> commandTimeout) {
         StatefulRedisClusterConnection<String, String> c;
         try {
             c = client.connect(StringCodec.UTF8);
@@ -110,9 +137,14 @@ final class RedisConnections implements AutoCloseable {
             throw e;
         }
         return new RedisConnections(
-                owned ? client : null, null, client, c, c.async(), c.sync(), () -> client.connectPubSubAsync(
-                                StringCodec.UTF8)
-                        .thenApply(ps -> ps));
+                owned ? client : null,
+                null,
+                client,
+                c,
+                c.async(),
+                c.sync(),
+                () -> client.connectPubSubAsync(StringCodec.UTF8).thenApply(ps -> ps),
+                commandTimeout);
     }
 
     /**

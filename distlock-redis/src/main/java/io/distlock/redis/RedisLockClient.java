@@ -83,6 +83,11 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>Unreachable server.</b> Operations throw {@link DistributedLockException}; a failed acquire may still have
  *       been granted on the server, and the client then abandons it (best effort; otherwise it expires with its
  *       lease). Holds stay valid until their last confirmed lease ends, then are reported lost.
+ *   <li><b>Silent network</b> (a partition that drops packets, a server that stopped answering): every command is
+ *       bounded by the {@linkplain Builder#commandTimeout command timeout} (by default the renewal interval, a third of
+ *       the lease), so an acquire ends within its wait plus twice that timeout and a release fails within twice it,
+ *       leaving the hold to its lease on the server. Holds are reported lost when their last confirmed lease ends, even
+ *       while a renewal still waits for its answer.
  *   <li><b>Lost pub/sub message</b> (reconnect, failover): waiters re-check when the connection re-subscribes, and at
  *       the latest when the holder's lease would end.
  * </ul>
@@ -115,7 +120,10 @@ public final class RedisLockClient extends EngineClient {
         return builder().uri(uri).build();
     }
 
-    /** A builder with the defaults: key prefix {@code "distlock:"}, watchdog lease 30 s, pub/sub waiting. */
+    /**
+     * A builder with the defaults: key prefix {@code "distlock:"}, watchdog lease 30 s, pub/sub waiting, command timeout
+     * a third of the lease (see {@link Builder#commandTimeout}).
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -164,6 +172,7 @@ public final class RedisLockClient extends EngineClient {
         private WaitStrategy waitStrategy = WaitStrategy.PUB_SUB;
         private int minReplicas;
         private Duration replicaTimeout = Duration.ofSeconds(1);
+        private @Nullable Duration commandTimeout;
         private @Nullable String clientId;
         private int maxWaiters = EngineConfig.DEFAULT_MAX_WAITERS;
         private Duration latchExpiry = EngineConfig.DEFAULT_LATCH_EXPIRY;
@@ -283,6 +292,32 @@ public final class RedisLockClient extends EngineClient {
         }
 
         /**
+         * How long the client waits for the answer to any one Redis command (a lock script, a renewal, a release, a
+         * subscription) before the call fails with {@link DistributedLockException}, its cause the timeout; the command
+         * is then cancelled, and one not yet sent is never sent. It bounds how long a call can block when the server
+         * stops answering or the network drops packets without closing the connection: an acquire ends within its wait
+         * time plus twice this timeout (an attempt, then its clean-up), a release within twice this timeout (a renewal
+         * in flight is waited for first), and a renewal that gets no answer fails before the next one is due. Holds are
+         * told lost by their validity deadline whatever this timeout is.
+         *
+         * <p>Default: the watchdog's renewal interval (a third of {@link #leaseTime}, 10 s with the default lease), or
+         * the URI's {@code timeout} when that is shorter; with {@link #replicaAcks} at least the replica timeout plus
+         * 500 ms, since every grant then waits that long on the server. Lettuce's own default of 60 s is not used: a
+         * call blocked that long outlives any lease.
+         *
+         * @throws NullPointerException if {@code commandTimeout} is null
+         * @throws IllegalArgumentException if {@code commandTimeout} is shorter than 1 ms
+         */
+        public Builder commandTimeout(Duration commandTimeout) {
+            Objects.requireNonNull(commandTimeout, "commandTimeout");
+            if (commandTimeout.compareTo(MIN_COMMAND_TIMEOUT) < 0) {
+                throw new IllegalArgumentException("commandTimeout must be at least 1 ms: " + commandTimeout);
+            }
+            this.commandTimeout = commandTimeout;
+            return this;
+        }
+
+        /**
          * How many acquires of this client may wait at once; one more is refused at once with {@link
          * java.util.concurrent.RejectedExecutionException}, so a flood of callers cannot grow the client's memory
          * without bound. Default 10,000.
@@ -350,6 +385,12 @@ public final class RedisLockClient extends EngineClient {
             if (ways > 1) {
                 throw new IllegalStateException("choose one of uri, cluster, redisClient and clusterClient");
             }
+            Duration chosen = commandTimeout;
+            if (chosen != null && minReplicas > 0 && chosen.compareTo(replicaTimeout) <= 0) {
+                throw new IllegalStateException(
+                        "commandTimeout must be longer than the replicaAcks timeout, which every"
+                                + " grant waits on the server: " + chosen + " <= " + replicaTimeout);
+            }
             EngineConfig config = EngineConfig.defaults()
                     .withWatchdogLease(leaseTime)
                     .withMaxWaiters(maxWaiters)
@@ -372,12 +413,17 @@ public final class RedisLockClient extends EngineClient {
             return new RedisLockClient(LockEngine.create(store, config), store);
         }
 
+        private static final Duration MIN_COMMAND_TIMEOUT = Duration.ofMillis(1);
+        /** What a default command timeout keeps above the replica timeout, for the round trip around the WAIT. */
+        private static final Duration REPLICA_WAIT_MARGIN = Duration.ofMillis(500);
+
         /**
          * The standalone (and Sentinel) Lettuce clients this builder makes itself arm no timer per command (a wheel-timer
          * entry made and cancelled for every command). Each command is
-         * bounded by distlock instead, with the connection's timeout: awaited with {@link CommandRunner#await}, which
+         * bounded by distlock instead, with the command timeout: awaited with {@link CommandRunner#await}, which
          * cancels it when the time is up, or {@link CommandRunner#bounded} when it is not awaited at once; either way
-         * a command not yet sent is then never sent. Lettuce's synchronous API, used for SCAN, keeps its own bound.
+         * a command not yet sent is then never sent. Lettuce's synchronous API, used for SCAN, bounds its calls with the
+         * command timeout too (set on the connection).
          *
          * <p>Not on a Cluster: there Lettuce writes each command inside a wrapper that completing the command returned
          * to the caller does not mark done, so only Lettuce's own timer, which sits under that wrapper, keeps a command
@@ -387,33 +433,62 @@ public final class RedisLockClient extends EngineClient {
         private static final TimeoutOptions NO_COMMAND_TIMERS =
                 TimeoutOptions.builder().timeoutCommands(false).build();
 
+        /**
+         * The command timeout of a client whose connection came with {@code connectionTimeout} (its URI's): see {@link
+         * #commandTimeout}.
+         */
+        private Duration commandTimeoutFor(Duration connectionTimeout) {
+            Duration chosen = commandTimeout;
+            if (chosen != null) {
+                return chosen;
+            }
+            Duration renewalInterval = leaseTime.dividedBy(3);
+            Duration timeout = connectionTimeout.compareTo(renewalInterval) < 0 ? connectionTimeout : renewalInterval;
+            if (timeout.compareTo(MIN_COMMAND_TIMEOUT) < 0) {
+                timeout = MIN_COMMAND_TIMEOUT;
+            }
+            if (minReplicas > 0) {
+                Duration replicaBound = replicaTimeout.plus(REPLICA_WAIT_MARGIN);
+                if (timeout.compareTo(replicaBound) < 0) {
+                    timeout = replicaBound;
+                }
+            }
+            return timeout;
+        }
+
         private RedisConnections connect() {
             try {
                 RedisClusterClient given = clusterClient;
                 if (given != null) {
-                    return RedisConnections.cluster(given, false);
+                    return RedisConnections.cluster(given, false, this::commandTimeoutFor);
                 }
                 if (!clusterSeeds.isEmpty()) {
-                    RedisClusterClient owned =
-                            SharedResources.newClient(r -> RedisClusterClient.create(r, clusterSeeds));
+                    // node connections take their timeout from the seeds: Lettuce's timers use the command timeout
+                    List<RedisURI> seeds = new ArrayList<>(clusterSeeds.size());
+                    for (RedisURI seed : clusterSeeds) {
+                        RedisURI copy = RedisURI.builder(seed).build();
+                        copy.setTimeout(commandTimeoutFor(seed.getTimeout()));
+                        seeds.add(copy);
+                    }
+                    RedisClusterClient owned = SharedResources.newClient(r -> RedisClusterClient.create(r, seeds));
                     owned.setOptions(ClusterClientOptions.builder()
                             .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                                     .enableAllAdaptiveRefreshTriggers()
                                     .enablePeriodicRefresh(Duration.ofSeconds(30))
                                     .build())
                             .build());
-                    return RedisConnections.cluster(owned, true);
+                    return RedisConnections.cluster(owned, true, this::commandTimeoutFor);
                 }
                 RedisClient givenClient = redisClient;
                 if (givenClient != null) {
-                    return RedisConnections.standalone(givenClient, uri, false);
+                    return RedisConnections.standalone(givenClient, uri, false, this::commandTimeoutFor);
                 }
                 RedisURI target = Objects.requireNonNull(uri);
                 RedisClient owned = SharedResources.newClient(RedisClient::create);
                 owned.setOptions(ClientOptions.builder()
                         .timeoutOptions(NO_COMMAND_TIMERS)
                         .build());
-                return RedisConnections.standalone(owned, target, true);
+                return RedisConnections.standalone(owned, target, true, this::commandTimeoutFor);
             } catch (io.lettuce.core.RedisException e) {
                 throw new DistributedLockException("cannot connect to Redis: " + e.getMessage(), e);
             }

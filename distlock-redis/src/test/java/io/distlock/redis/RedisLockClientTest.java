@@ -63,6 +63,38 @@ class RedisLockClientTest {
 
     @Test
     @SuppressWarnings("NullAway") // passing null on purpose
+    void builder_badCommandTimeout_throws_namingTheArgumentAndValue() {
+        assertThatThrownBy(() -> RedisLockClient.builder().commandTimeout(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("commandTimeout");
+        assertThatThrownBy(() -> RedisLockClient.builder().commandTimeout(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("commandTimeout")
+                .hasMessageContaining("PT0S");
+        assertThatThrownBy(() -> RedisLockClient.builder().commandTimeout(Duration.ofNanos(999_999)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("commandTimeout")
+                .hasMessageContaining("PT0.000999999S");
+        assertThatThrownBy(() -> RedisLockClient.builder().commandTimeout(Duration.ofSeconds(-2)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("PT-2S");
+    }
+
+    @Test
+    void builder_commandTimeoutNotLongerThanTheReplicaWait_throwsIllegalState_namingBoth() {
+        // checked before connecting: nothing listens on port 1
+        assertThatThrownBy(() -> RedisLockClient.builder()
+                        .uri("redis://127.0.0.1:1")
+                        .replicaAcks(1, Duration.ofSeconds(2))
+                        .commandTimeout(Duration.ofSeconds(2))
+                        .build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("commandTimeout")
+                .hasMessageContaining("PT2S <= PT2S");
+    }
+
+    @Test
+    @SuppressWarnings("NullAway") // passing null on purpose
     void builder_synchronizerAndAsyncOptions_badValues_throw_namingTheArgument() {
         assertThatThrownBy(() -> RedisLockClient.builder().asyncExecutor(null))
                 .isInstanceOf(NullPointerException.class)
