@@ -300,8 +300,8 @@ public final class RedisLockClient extends EngineClient {
          * in flight is waited for first), and a renewal that gets no answer fails before the next one is due. Holds are
          * told lost by their validity deadline whatever this timeout is.
          *
-         * <p>Default: the watchdog's renewal interval (a third of {@link #leaseTime}, 10 s with the default lease), or
-         * the URI's {@code timeout} when that is shorter; with {@link #replicaAcks} at least the replica timeout plus
+         * <p>Default: the watchdog's renewal interval (a third of {@link #leaseTime}, 10 s with the default lease), but
+         * at least 1 s or the lease when that is shorter, or the URI's {@code timeout} when that is shorter; with {@link #replicaAcks} at least the replica timeout plus
          * 500 ms, since every grant then waits that long on the server. Lettuce's own default of 60 s is not used: a
          * call blocked that long outlives any lease.
          *
@@ -414,6 +414,7 @@ public final class RedisLockClient extends EngineClient {
         }
 
         private static final Duration MIN_COMMAND_TIMEOUT = Duration.ofMillis(1);
+        private static final Duration COMMAND_TIMEOUT_FLOOR = Duration.ofSeconds(1);
         /** What a default command timeout keeps above the replica timeout, for the round trip around the WAIT. */
         private static final Duration REPLICA_WAIT_MARGIN = Duration.ofMillis(500);
 
@@ -443,7 +444,10 @@ public final class RedisLockClient extends EngineClient {
                 return chosen;
             }
             Duration renewalInterval = leaseTime.dividedBy(3);
-            Duration timeout = connectionTimeout.compareTo(renewalInterval) < 0 ? connectionTimeout : renewalInterval;
+            // at least 1 s (or the lease, when shorter): a loaded machine answers slower than a third of a short lease
+            Duration floor = leaseTime.compareTo(COMMAND_TIMEOUT_FLOOR) < 0 ? leaseTime : COMMAND_TIMEOUT_FLOOR;
+            Duration byLease = renewalInterval.compareTo(floor) < 0 ? floor : renewalInterval;
+            Duration timeout = connectionTimeout.compareTo(byLease) < 0 ? connectionTimeout : byLease;
             if (timeout.compareTo(MIN_COMMAND_TIMEOUT) < 0) {
                 timeout = MIN_COMMAND_TIMEOUT;
             }

@@ -32,8 +32,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * A link to the server that drops every packet silently (no RST, no FIN), as a network partition does: the client's
  * calls must end within the command timeout instead of Lettuce's 60 s default, and a hold whose renewals get no
  * answer must be told lost by its validity deadline, not when the link heals. The client talks to the server through a
- * {@link FaultProxy} in blackhole mode; its watchdog lease is 2 s, so its default command timeout is the renewal
- * interval, 2/3 s. Every bound below has a margin of seconds: they tell a bounded call from one that waits for the
+ * {@link FaultProxy} in blackhole mode; its watchdog lease is 2 s, so its default command timeout is 1 s (the renewal
+ * interval, 2/3 s, raised to the 1 s floor). Every bound below has a margin of seconds: they tell a bounded call from one that waits for the
  * heal (15 s) or Lettuce's default timeout (60 s).
  */
 class RedisBlackholeIT {
@@ -43,8 +43,8 @@ class RedisBlackholeIT {
     private static final String PREFIX = "blackhole-it:";
     private static final Duration LEASE = Duration.ofSeconds(2);
     private static final Duration RENEWAL_INTERVAL = LEASE.dividedBy(3);
-    /** The default command timeout of a client with {@link #LEASE}: the renewal interval. */
-    private static final Duration COMMAND_TIMEOUT = RENEWAL_INTERVAL;
+    /** The default command timeout of a client with {@link #LEASE}: the renewal interval, but at least 1 s. */
+    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(1);
 
     private static final Duration HEAL_AFTER = Duration.ofSeconds(15);
     private static final Duration MARGIN = Timing.millis(1500);
@@ -110,10 +110,10 @@ class RedisBlackholeIT {
     }
 
     @Test
-    void defaultCommandTimeout_isTheRenewalInterval_orTheUrisTimeoutWhenShorter() {
+    void defaultCommandTimeout_isTheRenewalIntervalAtLeast1s_orTheUrisTimeoutWhenShorter() {
         try (FaultProxy proxy = FaultProxy.start(redis.port());
                 RedisLockClient client = client(proxy)) {
-            assertThat(client.store().connections().timeout()).isEqualTo(RENEWAL_INTERVAL);
+            assertThat(client.store().connections().timeout()).isEqualTo(COMMAND_TIMEOUT);
         }
         try (RedisLockClient client = RedisLockClient.builder()
                 .uri(redis.uri() + "?timeout=200ms")
