@@ -8,9 +8,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -107,15 +109,25 @@ public final class ProcessFaults {
      * argument of its own ({@code --port 6380}), in a URL ({@code http://127.0.0.1:2379}) or in a file name ({@code
      * sentinel-26380.conf}).
      *
+     * A process whose parent also names the port is that process's fork, not another server.
+     *
      * @throws IllegalStateException if no such process runs, or more than one
      */
     public static long pidOfServerOn(int port) {
         String p = Integer.toString(port);
         Pattern named = Pattern.compile("(?:^|.*[:=])" + p + "(?:\\D.*)?|.*-" + p + "\\..*");
-        List<ProcessHandle> found = ProcessHandle.current()
+        List<ProcessHandle> matching = ProcessHandle.current()
                 .descendants()
                 .filter(ProcessHandle::isAlive)
                 .filter(h -> commandLine(h).anyMatch(a -> named.matcher(a).matches()))
+                .toList();
+        // a fork of the server (a shell's child before its exec, redis-server's BGSAVE child) shares its command line
+        // for a moment: the server is the one whose parent does not match
+        Set<Long> pids = new HashSet<>();
+        matching.forEach(h -> pids.add(h.pid()));
+        List<ProcessHandle> found = matching.stream()
+                .filter(h ->
+                        h.parent().map(parent -> !pids.contains(parent.pid())).orElse(true))
                 .toList();
         if (found.isEmpty()) {
             throw new IllegalStateException("no process of this JVM serves port " + port);

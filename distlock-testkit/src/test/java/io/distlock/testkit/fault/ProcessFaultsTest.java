@@ -51,6 +51,23 @@ class ProcessFaultsTest {
     }
 
     @Test
+    void pidOfServerOn_findsTheServer_notItsForkThatSharesItsCommandLine() throws Exception {
+        // a subshell is a fork of bash with bash's command line, as a shell's child is before its exec
+        Process p = new ProcessBuilder("bash", "-c", "( sleep 30; true ) & wait", "--port", "47126").start();
+        try {
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (p.descendants().findAny().isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(p.descendants().count()).as("the fork is there").isPositive();
+            assertThat(ProcessFaults.pidOfServerOn(47126)).isEqualTo(p.pid());
+        } finally {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+    }
+
+    @Test
     void pidOfServerOn_findsAServerThatRetitledItself_notOneOnALongerPort() throws Exception {
         // as redis-server does: its arguments become one title that names its address
         Process p = new ProcessBuilder("bash", "-c", "exec -a 'redis-server *:47125' sleep 30").start();
