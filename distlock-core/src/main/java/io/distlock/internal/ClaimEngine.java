@@ -57,9 +57,8 @@ final class ClaimEngine {
         this.ticker = config.ticker();
         this.keeper = new HoldKeeper<>(states, h -> h.state, store, config, scheduler);
         this.acquirer = new ClaimAcquirer(this, states, keeper, store, config);
-        this.handOffs = store instanceof HandsOffClaims h
-                ? new ClaimHandOffs(this, states, keeper, h, store, acquirer, ticker)
-                : null;
+        this.handOffs =
+                store instanceof HandsOffClaims h ? new ClaimHandOffs(this, states, keeper, h, acquirer, ticker) : null;
     }
 
     Ticker ticker() {

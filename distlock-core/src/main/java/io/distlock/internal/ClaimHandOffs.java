@@ -1,6 +1,5 @@
 package io.distlock.internal;
 
-import io.distlock.spi.ClaimStore;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.HandsOffClaims;
 import java.util.Objects;
@@ -34,7 +33,6 @@ final class ClaimHandOffs {
     private final NameStates<ClaimHold, ClaimState> states;
     private final HoldKeeper<ClaimHold, ClaimState> keeper;
     private final HandsOffClaims store;
-    private final ClaimStore claims;
     private final ClaimAcquirer acquirer;
     private final Ticker ticker;
 
@@ -43,14 +41,12 @@ final class ClaimHandOffs {
             NameStates<ClaimHold, ClaimState> states,
             HoldKeeper<ClaimHold, ClaimState> keeper,
             HandsOffClaims store,
-            ClaimStore claims,
             ClaimAcquirer acquirer,
             Ticker ticker) {
         this.engine = engine;
         this.states = states;
         this.keeper = keeper;
         this.store = store;
-        this.claims = claims;
         this.acquirer = acquirer;
         this.ticker = ticker;
     }
@@ -148,7 +144,7 @@ final class ClaimHandOffs {
     /** A grant made for a waiter that has gone, never installed: ended in the store. */
     private void releaseGrant(ClaimHold next) {
         try {
-            var unused = claims.release(next.heldClaim());
+            var unused = acquirer.store.release(next.heldClaim()); // the same store as `store`
         } catch (RuntimeException e) {
             log.warn("distlock: could not give back {}; it expires with its lease", next.describe(), e);
         }
