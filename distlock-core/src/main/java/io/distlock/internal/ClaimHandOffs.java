@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  *
  * Failures
  *   When the store call fails, neither outcome is known: the release fails as a release would, and the waiter tries
- *   again (its next attempt's grant replaces one whose answer was lost, or its wait's end abandons it).
+ *   again (its next attempt's grant replaces one whose answer was lost, or its wait's end abandons it). A waiter that
+ *   gave up during the call has no wait left to end: the hand-off abandons its claim in the store itself.
  */
 /** The release of a {@link ClaimEngine}'s hold that hands its permits to a local waiter in the same round trip. */
 final class ClaimHandOffs {
@@ -81,14 +82,18 @@ final class ClaimHandOffs {
         try {
             answer = store.handOff(h.heldClaim(), run.claim);
         } catch (RuntimeException e) {
-            var unused = unclaim(s, w, true);
+            if (unclaim(s, w, true)) {
+                acquirer.abandonQuietly(run.claim); // a grant or queue entry the store may have made for it
+            }
             throw keeper.failedInStore(h, e);
         }
         if (answer instanceof HandOff.Granted g) {
             granted(s, w, run, g.fencingToken(), sent);
             keeper.endedInStore(h, true);
         } else if (answer == HandOff.notHeld()) {
-            var unused = unclaim(s, w, false);
+            if (unclaim(s, w, false)) {
+                acquirer.abandonQuietly(run.claim); // its queue entry, which nobody else ends now
+            }
             keeper.endedInStore(h, false); // throws: the hold was lost
         } else {
             if (unclaim(s, w, false)) {

@@ -2,6 +2,7 @@ package io.distlock.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.distlock.DistributedLockException;
 import io.distlock.LockClient;
 import io.distlock.LockHold;
 import io.distlock.LockInfo;
@@ -135,6 +136,61 @@ class ClaimHandOffTest {
         assertThat(sem.availablePermits()).isEqualTo(1);
     }
 
+    @Test
+    void handOffWhoseAnswerIsLost_forAWaiterThatLeftMeanwhile_leavesNothingBehind() throws Exception {
+        var sem = client.semaphore("s", 1);
+        PermitHold first = sem.acquire(1);
+        store.slowHandOff = new CountDownLatch(1);
+        store.loseHandOffAnswer = true;
+        CompletableFuture<Optional<PermitHold>> waiter = CompletableFuture.supplyAsync(() -> {
+            try {
+                return sem.tryAcquire(1, Duration.ofMillis(800));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Eventually.within(Duration.ofSeconds(5), "the waiter queued", () -> store.attempts.get() == 3);
+        Thread.sleep(100);
+        CompletableFuture<Void> release = CompletableFuture.runAsync(first::release);
+        assertThat(waiter.get(5, TimeUnit.SECONDS))
+                .as("the wait ran out during the hand-off")
+                .isEmpty();
+        store.slowHandOff.countDown();
+        assertThat(release).as("the release whose answer was lost fails").failsWithin(Duration.ofSeconds(5));
+        assertThat(store.handOffs).hasValue(1);
+        assertThat(server.residue("s"))
+                .as("the grant made for the waiter that left, abandoned")
+                .isEmpty();
+        assertThat(sem.availablePermits()).isEqualTo(1);
+    }
+
+    @Test
+    void handOffOfAHoldLostMeanwhile_forAWaiterThatLeft_leavesNothingBehind() throws Exception {
+        var sem = client.semaphore("s", 1);
+        PermitHold first = sem.acquire(1);
+        store.slowHandOff = new CountDownLatch(1);
+        store.loseHoldBeforeHandOff = true;
+        CompletableFuture<Optional<PermitHold>> waiter = CompletableFuture.supplyAsync(() -> {
+            try {
+                return sem.tryAcquire(1, Duration.ofMillis(800));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Eventually.within(Duration.ofSeconds(5), "the waiter queued", () -> store.attempts.get() == 3);
+        Thread.sleep(100);
+        CompletableFuture<Void> release = CompletableFuture.runAsync(first::release);
+        assertThat(waiter.get(5, TimeUnit.SECONDS))
+                .as("the wait ran out during the hand-off")
+                .isEmpty();
+        store.slowHandOff.countDown();
+        assertThat(release).as("the release of a lost hold fails").failsWithin(Duration.ofSeconds(5));
+        assertThat(server.residue("s"))
+                .as("the queue entry of the waiter that left, abandoned")
+                .isEmpty();
+        assertThat(sem.availablePermits()).isEqualTo(1);
+    }
+
     private static PermitHold acquire(io.distlock.DistributedSemaphore sem) {
         try {
             return sem.acquire(1);
@@ -149,6 +205,8 @@ class ClaimHandOffTest {
         final AtomicInteger attempts = new AtomicInteger();
         final AtomicInteger handOffs = new AtomicInteger();
         volatile CountDownLatch slowHandOff = new CountDownLatch(0);
+        volatile boolean loseHandOffAnswer;
+        volatile boolean loseHoldBeforeHandOff;
 
         Counting(InMemoryLockStore delegate) {
             super(delegate);
@@ -189,7 +247,15 @@ class ClaimHandOffTest {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            return handsOff.handOff(from, to);
+            if (loseHoldBeforeHandOff) {
+                var unused = handsOff.release(from); // as if its lease had run out
+            }
+            HandOff answer = handsOff.handOff(from, to);
+            if (loseHandOffAnswer) {
+                throw new DistributedLockException(
+                        "the hand-off's answer was lost", new java.io.IOException("connection reset"));
+            }
+            return answer;
         }
     }
 
