@@ -66,15 +66,21 @@ final class ClaimAttempt {
         }
     }
 
-    private static final int GO_ON = 0;
-    private static final int DECIDED = 1;
-    private static final int WAIT = 2;
+    /** What {@link #handed} found before a waiter's attempt. */
+    private enum Handed {
+        /** Nothing handed and no hand-off on its way: the waiter's own attempt goes on. */
+        GO_ON,
+        /** The acquire is decided: a hold was handed to it, or its wait ran out during a hand-off. */
+        DECIDED,
+        /** A hand-off to it is on its way: it waits for that. */
+        WAIT
+    }
 
     /**
      * Before an attempt of a waiter: takes a hold a release handed to it (DECIDED), or waits while a hand-off to it is
      * on its way (WAIT; DECIDED when the wait has run out), or marks its own attempt on its way (GO_ON).
      */
-    private int handed(ClaimWaiter.Flagged w) {
+    private Handed handed(ClaimWaiter.Flagged w) {
         ClaimHold h;
         s.mutex.lock();
         try {
@@ -87,7 +93,7 @@ final class ClaimAttempt {
                 }
                 w.woken = false; // a wake-up from here on means: try again without waiting
                 if (!w.claimed) {
-                    return GO_ON;
+                    return Handed.GO_ON;
                 }
             } else {
                 w.handed = null;
@@ -100,16 +106,16 @@ final class ClaimAttempt {
             a.config.metrics().acquired(view.name, now - start);
             view.listeners.acquired(h.fencingToken());
             result = h;
-            return DECIDED;
+            return Handed.DECIDED;
         }
         if (now - deadline >= 0) {
             a.giveUp(s, w, claim);
             a.config.metrics().notAcquired(view.name, now - start);
             result = null;
-            return DECIDED;
+            return Handed.DECIDED;
         }
         waitNanos = deadline - now; // the hand-off wakes it when it is decided
-        return WAIT;
+        return Handed.WAIT;
     }
 
     private void attempted(ClaimWaiter.@Nullable Flagged w) {
@@ -143,9 +149,9 @@ final class ClaimAttempt {
                 ClaimAcquirer.join(s, joined, claim.owner());
             }
             if (w != null) {
-                int handed = handed(w);
-                if (handed != GO_ON) {
-                    return handed == DECIDED;
+                Handed handed = handed(w);
+                if (handed != Handed.GO_ON) {
+                    return handed == Handed.DECIDED;
                 }
             }
             long sent = a.ticker.read();
