@@ -116,6 +116,12 @@ public class DistlockProperties {
         /** The prefix of every key the client writes. */
         private String keyPrefix = "distlock:";
 
+        /**
+         * How long any one Redis command may take before its call fails; unset: the watchdog's renewal interval, at
+         * least 1 s (see RedisLockClient.Builder#commandTimeout).
+         */
+        private @Nullable Duration commandTimeout;
+
         public @Nullable String getUri() {
             return uri;
         }
@@ -130,6 +136,14 @@ public class DistlockProperties {
 
         public void setKeyPrefix(String keyPrefix) {
             this.keyPrefix = keyPrefix;
+        }
+
+        public @Nullable Duration getCommandTimeout() {
+            return commandTimeout;
+        }
+
+        public void setCommandTimeout(@Nullable Duration commandTimeout) {
+            this.commandTimeout = commandTimeout;
         }
     }
 

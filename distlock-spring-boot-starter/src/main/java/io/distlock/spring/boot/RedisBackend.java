@@ -6,6 +6,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -90,6 +91,10 @@ final class RedisBackend implements DistlockBackend {
             }
         }
         builder.keyPrefix(properties.getRedis().getKeyPrefix());
+        Duration commandTimeout = properties.getRedis().getCommandTimeout();
+        if (commandTimeout != null) {
+            builder.commandTimeout(commandTimeout);
+        }
         if (properties.getLeaseTime() != null) {
             builder.leaseTime(properties.getLeaseTime());
         }

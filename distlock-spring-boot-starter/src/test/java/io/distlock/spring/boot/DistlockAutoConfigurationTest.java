@@ -215,6 +215,18 @@ class DistlockAutoConfigurationTest {
     }
 
     @Test
+    void redisCommandTimeout_reachesTheClientsBuilder() {
+        runner.withPropertyValues(
+                        "distlock.backend=redis",
+                        "distlock.redis.uri=redis://127.0.0.1:1",
+                        "distlock.redis.command-timeout=0ms")
+                .run(context -> assertThat(context)
+                        .hasFailed()
+                        .getFailure()
+                        .hasStackTraceContaining("commandTimeout must be at least 1 ms: PT0S"));
+    }
+
+    @Test
     void customizers_applyToTheirBackendOnly() {
         jdbcCustomized.set(0);
         redisCustomized.set(0);
