@@ -159,7 +159,26 @@ final class NetNamespaces implements AutoCloseable {
      * partition}. The drops are queue disciplines on the bridge ports, matching the sources of the other side.
      */
     Fault split(Set<Integer> side, String name, Duration duration, FaultLog log) {
+        return dropBetween((j, k) -> side.contains(j) != side.contains(k), name, duration, log);
+    }
+
+    /**
+     * Cuts the one link between members {@code a} and {@code b} for {@code duration}: no IPv4 packet passes between
+     * them, either way, while each still reaches every other member and the root namespace (a one-link partition, as
+     * {@link #split}); logged to {@code log} as {@code partition}.
+     */
+    Fault cutLink(int a, int b, String name, Duration duration, FaultLog log) {
+        if (a == b || a < 0 || b < 0 || a >= size || b >= size) {
+            throw new IllegalArgumentException("a link needs two members of 0.." + (size - 1) + ": " + a + ", " + b);
+        }
+        return dropBetween((j, k) -> (j == a && k == b) || (j == b && k == a), name, duration, log);
+    }
+
+    /** Drops, on member {@code j}'s bridge port, every IPv4 packet from a member {@code k} with {@code cut(j, k)}. */
+    private Fault dropBetween(
+            java.util.function.BiPredicate<Integer, Integer> cut, String name, Duration duration, FaultLog log) {
         String bridgeNs = namespace("b");
+        List<Integer> ports = new ArrayList<>();
         return Fault.start(
                 "partition",
                 name,
@@ -168,14 +187,18 @@ final class NetNamespaces implements AutoCloseable {
                     for (int j = 0; j < size; j++) {
                         List<List<String>> from = new ArrayList<>();
                         for (int k = 0; k < size; k++) {
-                            if (side.contains(j) != side.contains(k)) {
+                            if (j != k && cut.test(j, k)) {
                                 from.add(List.of("match", "ip", "src", address(k) + "/32"));
                             }
                         }
+                        if (from.isEmpty()) {
+                            continue;
+                        }
                         try {
                             dropIp(bridgeNs, "p" + j, from);
+                            ports.add(j);
                         } catch (RuntimeException e) {
-                            for (int k = 0; k < j; k++) {
+                            for (int k : ports) {
                                 run(true, "tc", "-n", bridgeNs, "qdisc", "del", "dev", "p" + k, "root");
                             }
                             throw e;
@@ -185,7 +208,7 @@ final class NetNamespaces implements AutoCloseable {
                 () -> {
                     boolean ok = true;
                     long drops = 0;
-                    for (int j = 0; j < size; j++) {
+                    for (int j : ports) {
                         drops += Math.max(0, dropped(bridgeNs, "p" + j));
                         ok &= run(true, "tc", "-n", bridgeNs, "qdisc", "del", "dev", "p" + j, "root") == 0;
                     }
@@ -198,7 +221,7 @@ final class NetNamespaces implements AutoCloseable {
     }
 
     /**
-     * How many packets the last {@link #cutOneWay} or {@link #split} dropped, read as it healed (-1 if unknown): the
+     * How many packets the last {@link #cutOneWay}, {@link #split} or {@link #cutLink} dropped, read as it healed (-1 if unknown): the
      * evidence that the cut was in force.
      */
     long lastDropped() {

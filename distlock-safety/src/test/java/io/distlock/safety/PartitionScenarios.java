@@ -15,7 +15,6 @@ import io.distlock.testkit.history.History;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Partitions between servers (FAULTS.md Z3, E6) on the stores of {@link PartitionStores}: one member is cut off from
@@ -37,7 +36,7 @@ final class PartitionScenarios {
         String title = leader
                 ? "leader cut off from the other servers and the clients"
                 : "holder's server cut off from the other servers and the clients";
-        return cutOff(store, seed, id, title, leader, null);
+        return cutOff(store, seed, id, title, leader);
     }
 
     /**
@@ -45,16 +44,111 @@ final class PartitionScenarios {
      * for the same time and with the same checks: {@link NetNamespaces.Way#IN} drops what reaches it (it can send but
      * not receive: it still sends to the majority and to its clients, while no answer and no heartbeat reaches it),
      * {@link NetNamespaces.Way#OUT} what it sends (it hears everyone and nobody hears it). Either way the majority
-     * must go on without it, and its clients must move there or learn their holds are gone.
+     * must go on without it, and its clients must move there or learn their holds are gone. With {@code leader}
+     * (Z3-leader-in, ...): the leader's traffic, whichever member the holder talks to.
      */
-    static CheckReport holdersServerCutOneWay(PartitionStores.Partitioned store, long seed, NetNamespaces.Way way)
+    static CheckReport cutOneWay(PartitionStores.Partitioned store, long seed, NetNamespaces.Way way, boolean leader)
             throws InterruptedException {
         String base = store instanceof PartitionStores.ZooKeeper ? "Z3" : "E6";
-        String id = base + (way == NetNamespaces.Way.IN ? "-in" : "-out");
+        String id = base + (leader ? "-leader" : "") + (way == NetNamespaces.Way.IN ? "-in" : "-out");
+        String who = leader ? "leader" : "holder's server";
         String title = way == NetNamespaces.Way.IN
-                ? "holder's server can send but not receive (one-way cut)"
-                : "holder's server can receive but not send (one-way cut)";
-        return cutOff(store, seed, id, title, false, way);
+                ? who + " can send but not receive (one-way cut)"
+                : who + " can receive but not send (one-way cut)";
+        return cutOff(
+                store,
+                seed,
+                id,
+                title,
+                leader,
+                (member, holder, cut, s) -> store.net.cutOneWay(member, way, "m" + member, cut, s.faultLog()),
+                " one way (" + way + ")");
+    }
+
+    /**
+     * Z3-link, E6-link: a one-link partition. The leader and one follower cannot reach each other, while both still
+     * reach the third member and every client: the follower the holder talks to when it talks to a follower, so the
+     * holder's server loses its leader but not its quorum path. The follower may call an election the leader never
+     * hears of, and the third member sees both: every MUST property holds, with the lock state kept by a majority.
+     */
+    static CheckReport linkCut(PartitionStores.Partitioned store, long seed) throws InterruptedException {
+        String base = store instanceof PartitionStores.ZooKeeper ? "Z3" : "E6";
+        return cutOff(
+                store,
+                seed,
+                base + "-link",
+                "one link cut: the leader and a follower cannot reach each other, both reach the third member",
+                false,
+                (member, holder, cut, s) -> {
+                    int leader = store.leader();
+                    int other = member != leader ? member : (leader + 1) % store.net.size();
+                    s.note("cutting the link m" + leader + " (leader) <-> m" + other);
+                    return store.net.cutLink(leader, other, "m" + leader + "-m" + other, cut, s.faultLog());
+                },
+                " (its link to the leader)");
+    }
+
+    /**
+     * Z3-minority, E6-minority: the holder's server is cut off from the other members only; every client still
+     * reaches it, and the holder's connection to it stays up. The server has no quorum: its client must learn that
+     * from the store (requests that fail or time out, a session or lease that the majority ends) and move to the
+     * majority or be told its hold is gone, never go on believing in it.
+     */
+    static CheckReport minorityWithClients(PartitionStores.Partitioned store, long seed) throws InterruptedException {
+        String base = store instanceof PartitionStores.ZooKeeper ? "Z3" : "E6";
+        return cutOff(
+                store,
+                seed,
+                base + "-minority",
+                "holder's server cut off from the other servers, still reached by every client",
+                false,
+                (member, holder, cut, s) -> store.net.split(java.util.Set.of(member), "m" + member, cut, s.faultLog()),
+                " from the other members only");
+    }
+
+    /**
+     * Z3-minority-holder, E6-minority-holder: as Z3-minority, and the holder reaches only that server: its links to
+     * the other members are blackholed (no FIN) for the same time, so it cannot move to the majority. It must be told
+     * its hold is gone by the validity it believes in, while the majority lets another client take the lock.
+     */
+    static CheckReport minorityWithHolderStuck(PartitionStores.Partitioned store, long seed)
+            throws InterruptedException {
+        String base = store instanceof PartitionStores.ZooKeeper ? "Z3" : "E6";
+        return cutOff(
+                store,
+                seed,
+                base + "-minority-holder",
+                "holder's server cut off from the other servers, the holder reaching only it",
+                false,
+                (member, holder, cut, s) -> {
+                    List<FaultProxy> mine = s.proxies(holder);
+                    for (int i = 0; i < mine.size(); i++) {
+                        if (i != member) {
+                            mine.get(i).blackhole(cut);
+                        }
+                    }
+                    return store.net.split(java.util.Set.of(member), "m" + member, cut, s.faultLog());
+                },
+                " from the other members only, its holder's links to them blackholed");
+    }
+
+    /** Starts the fault of a scenario on the chosen member. */
+    @FunctionalInterface
+    private interface CutMaker {
+        Fault start(int member, String holder, Duration cut, Scenario s);
+    }
+
+    private static CheckReport cutOff(
+            PartitionStores.Partitioned store, long seed, String id, String title, boolean leader)
+            throws InterruptedException {
+        return cutOff(
+                store,
+                seed,
+                id,
+                title,
+                leader,
+                (member, holder, cut, s) -> store.net.isolate(member, "m" + member, cut, s.faultLog()),
+                "");
     }
 
     private static CheckReport cutOff(
@@ -63,7 +157,8 @@ final class PartitionScenarios {
             String id,
             String title,
             boolean leader,
-            NetNamespaces.@Nullable Way oneWay)
+            CutMaker maker,
+            String how)
             throws InterruptedException {
         try (Scenario s = new Scenario(id, title, "tier2", store, seed)) {
             Duration cut = store.expiry().multipliedBy(2).plusSeconds(2);
@@ -74,14 +169,11 @@ final class PartitionScenarios {
             if (member < 0) {
                 throw new AssertionError("no member to cut off (leader " + store.leader() + ")");
             }
-            s.note("holder " + holder + ", cutting off member m" + member
-                    + (oneWay == null ? "" : " one way (" + oneWay + ")") + " (leader m" + store.leader() + ")");
-            Fault f = oneWay == null
-                    ? store.net.isolate(member, "m" + member, cut, s.faultLog())
-                    : store.net.cutOneWay(member, oneWay, "m" + member, cut, s.faultLog());
+            s.note("holder " + holder + ", cutting off member m" + member + how + " (leader m" + store.leader() + ")");
+            Fault f = maker.start(member, holder, cut, s);
             f.awaitHealed(cut.plusSeconds(10));
             long healed = System.nanoTime();
-            if (oneWay != null) {
+            if (!how.isEmpty()) {
                 s.note("the cut dropped " + store.net.lastDropped() + " packets");
             }
             awaitRejoined(store, Duration.ofSeconds(60));
