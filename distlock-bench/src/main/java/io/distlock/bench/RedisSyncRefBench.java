@@ -30,7 +30,8 @@ import org.redisson.config.Config;
  * Overview
  *
  * The redis-sync-ref mode: issue 21's missed throughput targets with a third row between distlock and Redisson, the
- * minimal reference of RedisSyncReference (owned, leased, fenced holds; pub/sub wake-ups; no queue, no renewal). The
+ * minimal reference of RedisSyncReference (owned, leased, fenced holds; pub/sub wake-ups; no renewal), whose semaphore
+ * comes twice: without a queue, and FIFO as the contract asks (granted by the release, in arrival order). The
  * phases are redis-sync's (8 threads, 20 µs of busy work per hold; read-write 90 % reads in 1 and in 8 clients;
  * semaphore of 4 permits in one client), run by Harness.alternating so that all rows of a table share the load. Around
  * every slice an admin connection reads INFO commandstats, so each row also shows the Redis commands it cost per
@@ -91,6 +92,8 @@ final class RedisSyncRefBench {
         try {
             DistributedSemaphore d = ours.semaphore("sem", PERMITS);
             RedisSyncReference.Semaphore refSem = ref.semaphore("sem", PERMITS, LEASE_MS);
+            RedisSyncReference.FifoSemaphore fifoSem = ref.fifoSemaphore("semq", PERMITS, LEASE_MS, true);
+            RedisSyncReference.FifoSemaphore fifoByReleaser = ref.fifoSemaphore("semr", PERMITS, LEASE_MS, false);
             RPermitExpirableSemaphore expirable = r.getPermitExpirableSemaphore(runId + ":rpe:sem");
             expirable.trySetPermits(PERMITS);
             RSemaphore bare = r.getSemaphore(runId + ":rs:sem");
@@ -99,8 +102,12 @@ final class RedisSyncRefBench {
                     "distlock semaphore",
                     "reference semaphore",
                     "Redisson RPermitExpirableSemaphore (30 s lease)",
-                    "Redisson RSemaphore (no owner, no lease)");
-            Overlap[] overlap = {new Overlap(), new Overlap(), new Overlap(), new Overlap()};
+                    "Redisson RSemaphore (no owner, no lease)",
+                    "reference FIFO semaphore",
+                    "reference FIFO semaphore, waiter woken by the releasing thread");
+            Overlap[] overlap = {
+                new Overlap(), new Overlap(), new Overlap(), new Overlap(), new Overlap(), new Overlap()
+            };
             List<Harness.SliceBody> bodies = List.of(
                     slice(() -> {
                         PermitHold p = d.acquire(1);
@@ -121,6 +128,16 @@ final class RedisSyncRefBench {
                         bare.acquire();
                         overlap[3].permit();
                         bare.release();
+                    }),
+                    slice(() -> {
+                        RedisSyncReference.Permit p = fifoSem.acquire();
+                        overlap[4].permit();
+                        fifoSem.release(p);
+                    }),
+                    slice(() -> {
+                        RedisSyncReference.Permit p = fifoByReleaser.acquire();
+                        overlap[5].permit();
+                        fifoByReleaser.release(p);
                     }));
             CommandCounter counter = new CommandCounter(uri, labels.size());
             List<Result> rows;
@@ -144,6 +161,12 @@ final class RedisSyncRefBench {
             ratio(rows, labels.get(0), labels.get(1), "distlock ÷ reference");
             ratio(rows, labels.get(0), labels.get(2), "distlock ÷ RPermitExpirableSemaphore");
             ratio(rows, labels.get(0), labels.get(3), "distlock ÷ RSemaphore");
+            ratio(rows, labels.get(4), labels.get(3), "reference FIFO ÷ RSemaphore (target for distlock ≥ 1)");
+            ratio(rows, labels.get(4), labels.get(2), "reference FIFO ÷ RPermitExpirableSemaphore");
+            ratio(rows, labels.get(0), labels.get(4), "distlock ÷ reference FIFO");
+            ratio(rows, labels.get(5), labels.get(3), "reference FIFO woken by the releaser ÷ RSemaphore");
+            ratio(rows, labels.get(5), labels.get(4), "reference FIFO woken by the releaser ÷ reference FIFO");
+            ratio(rows, labels.get(0), labels.get(5), "distlock ÷ reference FIFO woken by the releaser");
         } finally {
             ours.close();
             ref.close();

@@ -31,6 +31,18 @@ import java.util.concurrent.locks.ReadWriteLock;
  * register the client as waiting and answer the time until the first lease ends. Release = owner-checked ZREM (a hold
  * whose lease ended is not released, it is reported lost), then PUBLISH only when a live waiter is registered.
  *
+ * FIFO semaphore of a name (the same, with the queue the contract asks for: a waiting acquire holds back later ones):
+ *   {name}:qh  zset  hold owner -> expiry (server time, ms)
+ *   {name}:qt  hash  hold owner -> its token                  so an attempt finds a grant whose message was lost
+ *   {name}:qq  zset  waiter owner -> arrival number            the queue, in arrival order
+ *   {name}:qd  zset  waiter owner -> deadline                  a waiter that stops coming back is evicted
+ *   {name}:qn  the arrival counter; {name}:f the fencing counter; {name}:qc the grant channel
+ * Acquire = return the token when a release already granted it; else sweep expired holds and dead waiters; grant
+ * when the free permits outnumber the waiters queued before it; else queue it (once) and refresh its deadline.
+ * Release = owner-checked ZREM, then grant the freed permits to the queue's head in the same script, publishing
+ * "owner:token" per grant: the waiter wakes holding its permit, with no attempt of its own (one PUBLISH per permit
+ * released, whatever the queue's length). A waiter's lease is the releasing hold's (every hold of the run has one).
+ *
  * Read-write lock of a name:
  *   {name}:rr  zset  reader owner -> expiry                    each read hold with its own lease
  *   {name}:rw  string  the writer's owner, PX lease             the write hold
@@ -48,7 +60,8 @@ import java.util.concurrent.locks.ReadWriteLock;
  *
  * Left out, on purpose (not needed in a short benchmark; each would cost the same for the reference and distlock):
  * lease renewal (a watchdog renewing every hold of a client in one batched script per tick: off the hot path with
- * 30 s leases and 20 µs holds), re-entrancy, downgrade, fairness among waiters (no queue: any woken waiter may win),
+ * 30 s leases and 20 µs holds), re-entrancy, downgrade, fairness among the waiters of `Semaphore` and the read-write
+ * lock (no queue: any woken waiter may win; FifoSemaphore has one),
  * the replica acknowledgement (WAIT), NOSCRIPT fallback after a server restart, a name used as two kinds, key TTL per
  * hold (each key's TTL is the one lease length every hold of the run uses), interruption and timeouts of acquire,
  * Cluster, and the engine's local structures (one hold at a time per Lock object: the lock objects are not shared
@@ -87,6 +100,67 @@ final class RedisSyncReference {
             + "if tonumber(e) <= now then return 0 end\n"
             + "if redis.call('ZCOUNT', KEYS[2], now, '+inf') > 0 then redis.call('PUBLISH', KEYS[3], '1') end\n"
             + "return 1\n";
+
+    private static final String FIFO_SWEEP = "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)\n"
+            + "local dead = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now)\n"
+            + "if #dead > 0 then\n"
+            + "  redis.call('ZREM', KEYS[3], unpack(dead))\n"
+            + "  redis.call('ZREM', KEYS[4], unpack(dead))\n"
+            + "end\n";
+
+    // KEYS: holds, tokens, queue, deadlines, fence, arrivals. ARGV: size, owner, lease ms, waiter timeout ms.
+    // Returns the token (> 0) when granted (now or by a release), else -(retry hint ms).
+    private static final String FIFO_ACQUIRE = NOW
+            + "if redis.call('ZSCORE', KEYS[1], ARGV[2]) then return tonumber(redis.call('HGET', KEYS[2], ARGV[2])) end\n"
+            + FIFO_SWEEP
+            + "local rank = redis.call('ZRANK', KEYS[3], ARGV[2])\n"
+            + "local ahead = rank or redis.call('ZCARD', KEYS[3])\n"
+            + "if ahead < tonumber(ARGV[1]) - redis.call('ZCARD', KEYS[1]) then\n"
+            + "  if rank then\n"
+            + "    redis.call('ZREM', KEYS[3], ARGV[2])\n"
+            + "    redis.call('ZREM', KEYS[4], ARGV[2])\n"
+            + "  end\n"
+            + "  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[2])\n"
+            + "  redis.call('PEXPIRE', KEYS[1], ARGV[3])\n"
+            + "  local t = redis.call('INCR', KEYS[5])\n"
+            + "  redis.call('HSET', KEYS[2], ARGV[2], t)\n"
+            + "  redis.call('PEXPIRE', KEYS[2], ARGV[3])\n"
+            + "  return t\n"
+            + "end\n"
+            + "if not rank then redis.call('ZADD', KEYS[3], redis.call('INCR', KEYS[6]), ARGV[2]) end\n"
+            + "redis.call('ZADD', KEYS[4], now + tonumber(ARGV[4]), ARGV[2])\n"
+            + "redis.call('PEXPIRE', KEYS[3], ARGV[4])\n"
+            + "redis.call('PEXPIRE', KEYS[4], ARGV[4])\n"
+            + "redis.call('PEXPIRE', KEYS[6], ARGV[4])\n"
+            + "return -math.floor(tonumber(ARGV[4]) / 3)\n";
+
+    // KEYS: holds, tokens, queue, deadlines, fence, channel. ARGV: size, owner, lease ms, '1' to publish the grants.
+    // Returns {1, owner, token, ...} with the grants when released, {0} when the hold was gone; grants the freed
+    // permits to the queue's head.
+    private static final String FIFO_RELEASE = NOW
+            + "local e = redis.call('ZSCORE', KEYS[1], ARGV[2])\n"
+            + "if not e then return {0} end\n"
+            + "redis.call('ZREM', KEYS[1], ARGV[2])\n"
+            + "redis.call('HDEL', KEYS[2], ARGV[2])\n"
+            + "if tonumber(e) <= now then return {0} end\n"
+            + "local out = {1}\n"
+            + FIFO_SWEEP
+            + "local free = tonumber(ARGV[1]) - redis.call('ZCARD', KEYS[1])\n"
+            + "if free > 0 then\n"
+            + "  for _, w in ipairs(redis.call('ZRANGE', KEYS[3], 0, free - 1)) do\n"
+            + "    redis.call('ZREM', KEYS[3], w)\n"
+            + "    redis.call('ZREM', KEYS[4], w)\n"
+            + "    redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), w)\n"
+            + "    local t = redis.call('INCR', KEYS[5])\n"
+            + "    redis.call('HSET', KEYS[2], w, t)\n"
+            + "    if ARGV[4] == '1' then redis.call('PUBLISH', KEYS[6], w .. ':' .. t) end\n"
+            + "    out[#out + 1] = w\n"
+            + "    out[#out + 1] = t\n"
+            + "  end\n"
+            + "  redis.call('PEXPIRE', KEYS[1], ARGV[3])\n"
+            + "  redis.call('PEXPIRE', KEYS[2], ARGV[3])\n"
+            + "end\n"
+            + "return out\n";
 
     // KEYS: readers, writer, waiting writers, waiting readers. ARGV: owner, lease ms, client id, waiter timeout ms.
     // Returns 1 when granted, else -(retry hint ms).
@@ -158,6 +232,7 @@ final class RedisSyncReference {
         private final String id = UUID.randomUUID().toString().substring(0, 8);
         private final AtomicLong holds = new AtomicLong();
         private final ConcurrentHashMap<String, Signal> signals = new ConcurrentHashMap<>();
+        private final ConcurrentHashMap<String, FifoWaiter> fifoWaiters = new ConcurrentHashMap<>();
         private final String prefix;
         private final String semAcquire;
         private final String semRelease;
@@ -165,6 +240,8 @@ final class RedisSyncReference {
         private final String writeAcquire;
         private final String readRelease;
         private final String writeRelease;
+        private final String fifoAcquire;
+        private final String fifoRelease;
 
         Client(String uri, String prefix) {
             this.prefix = prefix;
@@ -175,6 +252,14 @@ final class RedisSyncReference {
             pubsub.addListener(new RedisPubSubAdapter<>() {
                 @Override
                 public void message(String channel, String message) {
+                    if (channel.endsWith(":qc")) {
+                        int colon = message.lastIndexOf(':');
+                        FifoWaiter w = fifoWaiters.get(message.substring(0, colon));
+                        if (w != null) {
+                            w.grant(Long.parseLong(message.substring(colon + 1)));
+                        }
+                        return;
+                    }
                     Signal s = signals.get(channel);
                     if (s != null) {
                         s.wake(message.equals("1") ? 1 : Integer.MAX_VALUE);
@@ -187,6 +272,17 @@ final class RedisSyncReference {
             writeAcquire = commands.scriptLoad(WRITE_ACQUIRE);
             readRelease = commands.scriptLoad(READ_RELEASE);
             writeRelease = commands.scriptLoad(WRITE_RELEASE);
+            fifoAcquire = commands.scriptLoad(FIFO_ACQUIRE);
+            fifoRelease = commands.scriptLoad(FIFO_RELEASE);
+        }
+
+        /**
+         * A FIFO semaphore of {@code size} permits; holds lease for {@code leaseMs}. A waiter granted by a release is
+         * woken by the grant's message ({@code wakeByMessage}), or else by the releasing thread once the release's
+         * reply has come (which only reaches the waiters of this client: for the one-client benchmark only).
+         */
+        FifoSemaphore fifoSemaphore(String name, int size, long leaseMs, boolean wakeByMessage) {
+            return new FifoSemaphore(this, prefix + "{" + name + "}", size, leaseMs, wakeByMessage);
         }
 
         /** A semaphore of {@code size} permits; holds lease for {@code leaseMs}. */
@@ -306,6 +402,90 @@ final class RedisSyncReference {
         void release(Permit p) {
             if (client.eval(client.semRelease, releaseKeys, p.owner()) != 1) {
                 throw new IllegalMonitorStateException("permit lost: " + p);
+            }
+        }
+    }
+
+    /** A waiting thread of a FIFO semaphore: a release's grant message hands it its token. */
+    static final class FifoWaiter {
+        private final Thread thread = Thread.currentThread();
+        private volatile long token;
+
+        void grant(long t) {
+            token = t;
+            java.util.concurrent.locks.LockSupport.unpark(thread);
+        }
+
+        /** The token a release granted, or 0 after {@code millis} without one. */
+        long await(long millis) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+            long left;
+            while (token == 0 && (left = deadline - System.nanoTime()) > 0) {
+                java.util.concurrent.locks.LockSupport.parkNanos(this, left);
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+            }
+            return token;
+        }
+    }
+
+    /** The FIFO semaphore: waiters are granted in arrival order, by the release that frees their permit. */
+    static final class FifoSemaphore {
+        private final Client client;
+        private final String[] acquireKeys;
+        private final String[] releaseKeys;
+        private final String size;
+        private final String lease;
+
+        private final String publish;
+
+        private FifoSemaphore(Client client, String key, int size, long leaseMs, boolean wakeByMessage) {
+            this.publish = wakeByMessage ? "1" : "0";
+            this.client = client;
+            String channel = key + ":qc";
+            String[] base = {key + ":qh", key + ":qt", key + ":qq", key + ":qd", key + ":f"};
+            acquireKeys = new String[] {base[0], base[1], base[2], base[3], base[4], key + ":qn"};
+            releaseKeys = new String[] {base[0], base[1], base[2], base[3], base[4], channel};
+            this.size = Integer.toString(size);
+            this.lease = Long.toString(leaseMs);
+            client.signal(channel); // subscribes; grants are routed to fifoWaiters by owner
+        }
+
+        Permit acquire() throws InterruptedException {
+            String owner = client.newOwner();
+            String timeout = Long.toString(WAITER_TIMEOUT_MS);
+            FifoWaiter w = new FifoWaiter();
+            client.fifoWaiters.put(owner, w); // before the first attempt: a grant right after it is not lost
+            try {
+                while (true) {
+                    long r = client.eval(client.fifoAcquire, acquireKeys, size, owner, lease, timeout);
+                    if (r > 0) {
+                        return new Permit(owner, r);
+                    }
+                    long t = w.await(Math.min(-r, RECHECK_MS));
+                    if (t > 0) {
+                        return new Permit(owner, t);
+                    }
+                }
+            } finally {
+                client.fifoWaiters.remove(owner);
+            }
+        }
+
+        void release(Permit p) {
+            java.util.List<Object> r = client.commands.evalsha(
+                    client.fifoRelease, ScriptOutputType.MULTI, releaseKeys, size, p.owner(), lease, publish);
+            if (r == null || r.isEmpty() || ((Long) r.get(0)) != 1L) {
+                throw new IllegalMonitorStateException("permit lost: " + p);
+            }
+            if (publish.equals("0")) {
+                for (int i = 1; i + 1 < r.size(); i += 2) {
+                    FifoWaiter w = client.fifoWaiters.get(String.valueOf(r.get(i)));
+                    if (w != null) {
+                        w.grant((Long) r.get(i + 1));
+                    }
+                }
             }
         }
     }
