@@ -95,7 +95,7 @@ import org.jspecify.annotations.Nullable;
  * <h2>Requirements</h2>
  *
  * <p>Redis 6.2 or later on every node, independent (not replicas of one another, not one Cluster), with Lua and
- * pub/sub. {@code maxmemory-policy} {@code noeviction} or {@code volatile-*}.
+ * pub/sub. {@code maxmemory-policy} {@code noeviction} (the RedLock client does not check it).
  */
 public final class RedLockClient implements LockClient {
     private final LockEngine engine;

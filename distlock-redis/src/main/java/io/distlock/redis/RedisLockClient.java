@@ -78,8 +78,10 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>Restart without persistence.</b> A server restarted from an RDB snapshot or an AOF that is not fsynced on
  *       every write ({@code appendfsync always}) loses recent holds and counter increments: fencing tokens can go back
  *       to an earlier value. Fencing is only as durable as the server's data.
- *   <li><b>Eviction.</b> Under {@code maxmemory-policy allkeys-*} Redis may evict holds and fence counters; the client
- *       logs a warning at start-up when it sees such a policy.
+ *   <li><b>Eviction.</b> Under {@code maxmemory-policy allkeys-*} Redis may evict holds and fence counters, under
+ *       {@code volatile-*} holds: another client can then take a lock whose owner still believes it holds it, until
+ *       the owner's next renewal finds it gone. The client logs a warning at start-up when it sees either kind of
+ *       policy (it warns only; it works on any policy).
  *   <li><b>Unreachable server.</b> Operations throw {@link DistributedLockException}; a failed acquire may still have
  *       been granted on the server, and the client then abandons it (best effort; otherwise it expires with its
  *       lease). Holds stay valid until their last confirmed lease ends, then are reported lost.
@@ -95,8 +97,8 @@ import org.jspecify.annotations.Nullable;
  * <h2>Requirements</h2>
  *
  * <p>Redis 6.2 or later (7.0 tested), or a compatible server with Lua scripting, {@code EVALSHA} and pub/sub (for
- * {@link WaitStrategy#SPIN}, pub/sub is not needed). {@code maxmemory-policy} {@code noeviction} or {@code
- * volatile-*}. For fencing that survives restarts: AOF with {@code appendfsync always}. The key prefix (default
+ * {@link WaitStrategy#SPIN}, pub/sub is not needed). {@code maxmemory-policy} {@code noeviction}
+ * (see Eviction above). For fencing that survives restarts: AOF with {@code appendfsync always}. The key prefix (default
  * {@code "distlock:"}) must be free for the client's use; no braces in it, since keys carry a Cluster hash tag.
  */
 public final class RedisLockClient extends EngineClient {

@@ -14,8 +14,10 @@ import org.slf4j.LoggerFactory;
  * Eviction
  *   The server's maxmemory-policy decides whether Redis may drop lock keys under memory pressure. allkeys-* may evict
  *   fence counters and semaphore sizes (which have no TTL) and holds of every kind, which breaks mutual exclusion and
- *   lets tokens go back: a warning. volatile-* may evict holds and latches only (they have TTLs), which their owners
- *   then find lost (a latch reads as absent): a note.
+ *   lets tokens go back. volatile-* may evict holds and latches (they have TTLs): an evicted hold is free for another
+ *   client at once, while its owner believes in it until its next renewal finds it gone, so mutual exclusion breaks
+ *   too (the fence counter survives, so tokens stay sound). Both are warnings; noeviction (and a policy Redis does not
+ *   name, which the check leaves alone) is quiet. The check only warns: the client works on whatever policy it finds.
  *
  * Script cache
  *   Every script is loaded into the server's cache at start-up, so that no first call of an operation pays a NOSCRIPT
@@ -55,20 +57,23 @@ final class ServerPreparation {
         }
     }
 
-    /** Warns when the server may evict lock keys (the fence counter has no TTL, so only allkeys-* policies evict it). */
-    private static void checkEviction(String policy) {
-        if (policy.toLowerCase(Locale.ROOT).startsWith("allkeys")) {
+    /** Warns when the server may evict lock keys: every policy but noeviction may (see the overview). */
+    static void checkEviction(String policy) {
+        String p = policy.toLowerCase(Locale.ROOT);
+        if (p.startsWith("allkeys")) {
             log.warn(
                     "distlock: Redis maxmemory-policy is '{}': under memory pressure Redis may evict lock holds,"
                             + " read-write lock and semaphore holds, latches, semaphore sizes and fence counters,"
                             + " which breaks mutual exclusion and lets fencing tokens go back."
-                            + " Use noeviction or a volatile-* policy for the locks' Redis.",
+                            + " Use noeviction for the locks' Redis.",
                     policy);
-        } else if (policy.toLowerCase(Locale.ROOT).startsWith("volatile")) {
-            log.info(
-                    "distlock: Redis maxmemory-policy is '{}': holds and latches (which have a TTL) may be evicted"
-                            + " under memory pressure; owners then find their holds lost at the next renewal, and an"
-                            + " evicted latch reads as absent",
+        } else if (p.startsWith("volatile")) {
+            log.warn(
+                    "distlock: Redis maxmemory-policy is '{}': under memory pressure Redis may evict lock holds"
+                            + " and latches (they have a TTL): another client can then take a lock whose owner"
+                            + " still believes it holds it, until the owner's next renewal finds it gone, and an"
+                            + " evicted latch reads as absent. Fencing tokens stay sound."
+                            + " Use noeviction for the locks' Redis.",
                     policy);
         }
     }

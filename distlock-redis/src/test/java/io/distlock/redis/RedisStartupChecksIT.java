@@ -9,7 +9,10 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
-/** The start-up check of maxmemory-policy: loud on allkeys-*, quiet and harmless when CONFIG is disabled. */
+/**
+ * The start-up check of maxmemory-policy: a WARN on allkeys-* and volatile-* (both may evict holds), quiet on
+ * noeviction and harmless when CONFIG is disabled.
+ */
 class RedisStartupChecksIT {
 
     private static String stderrWhile(Runnable action) {
@@ -29,6 +32,17 @@ class RedisStartupChecksIT {
         try (RedisServer server = RedisServer.started("--maxmemory-policy", "allkeys-lru")) {
             String log = stderrWhile(() -> RedisLockClient.create(server.uri()).close());
             assertThat(log).contains("WARN").contains("maxmemory-policy is 'allkeys-lru'");
+        }
+    }
+
+    @Test
+    void volatileEvictionPolicy_warnsToo() {
+        try (RedisServer server = RedisServer.started("--maxmemory-policy", "volatile-lru")) {
+            String log = stderrWhile(() -> RedisLockClient.create(server.uri()).close());
+            assertThat(log)
+                    .contains("WARN")
+                    .contains("maxmemory-policy is 'volatile-lru'")
+                    .contains("another client can then take a lock");
         }
     }
 
