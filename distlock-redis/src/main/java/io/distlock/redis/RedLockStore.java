@@ -58,6 +58,13 @@ import org.jspecify.annotations.Nullable;
  *   of nodes answer at all, the step fails with DistributedLockException: the engine keeps the hold until its last
  *   confirmed lease ends, then reports it lost; an acquire refuses at once instead of waiting.
  *
+ * Stalled clients
+ *   A round waits for its answers until the node timeout. A thread that wakes more than a node timeout past that
+ *   deadline was stalled (a GC pause, SIGSTOP): answers may have arrived meanwhile and still be unread by the I/O
+ *   threads, so the round waits one more node timeout for them instead of counting their nodes as unreachable. An
+ *   acquire stalled mid-round thus answers busy (its round outlasted the validity; what it got is deleted) rather
+ *   than failing with "only 0 of 5 nodes answered".
+ *
  * Joining nodes
  *   A grant can be a bare quorum: the other nodes were cut off, slow, or still held the previous owner's key when the
  *   round reached them. Such a hold would end when any one of its nodes is cut off. So a renewal that a quorum
@@ -492,11 +499,38 @@ final class RedLockStore implements ClaimStore, ClaimAdmin {
             sent.add(op.apply(nodes.get(i)));
         }
         long deadline = System.nanoTime() + nodeTimeout.toNanos();
+        boolean stalled = false;
         List<RedLockNode.Answer<T>> answers = new ArrayList<>();
         for (CompletableFuture<T> f : sent) {
+            waitQuietly(f, deadline);
+            if (!stalled && !f.isDone() && System.nanoTime() - deadline > nodeTimeout.toNanos()) {
+                // this thread woke more than a node timeout past the round's deadline: it (or the whole process: a GC
+                // pause, SIGSTOP) was stalled, and answers that arrived meanwhile may still be unread; the I/O threads
+                // get one more node timeout to deliver them, so that a stalled client is not told the nodes are
+                // unreachable (the caller then judges the answers: a round that outlasted the validity is no grant)
+                stalled = true;
+                deadline = System.nanoTime() + nodeTimeout.toNanos();
+            }
             answers.add(RedLockNode.await(f, deadline));
         }
         return answers;
+    }
+
+    /** Waits for {@code f} until {@code deadline} at most, without cancelling it or reading its outcome. */
+    private static void waitQuietly(CompletableFuture<?> f, long deadline) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0 || f.isDone()) {
+            return;
+        }
+        try {
+            f.get(left, java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.TimeoutException
+                | java.util.concurrent.ExecutionException
+                | java.util.concurrent.CancellationException e) {
+            // judged by RedLockNode.await next
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // a round is bounded by the node timeout: RedLockNode.await finishes it
+        }
     }
 
     private DistributedLockException unreachable(
