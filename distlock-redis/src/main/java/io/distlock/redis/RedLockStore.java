@@ -63,7 +63,9 @@ import org.jspecify.annotations.Nullable;
  *   deadline was stalled (a GC pause, SIGSTOP): answers may have arrived meanwhile and still be unread by the I/O
  *   threads, so the round waits one more node timeout for them instead of counting their nodes as unreachable. An
  *   acquire stalled mid-round thus answers busy (its round outlasted the validity; what it got is deleted) rather
- *   than failing with "only 0 of 5 nodes answered".
+ *   than failing with "only 0 of 5 nodes answered". Lettuce may still have timed the commands out when the process
+ *   resumed (its timer and its I/O threads race): a round that outlasted the validity with fewer than a quorum of
+ *   answers deletes the name's hold of the owner on every node and answers busy too, never "unreachable".
  *
  * Joining nodes
  *   A grant can be a bare quorum: the other nodes were cut off, slow, or still held the previous owner's key when the
@@ -195,6 +197,15 @@ final class RedLockStore implements ClaimStore, ClaimAdmin {
         if (granted.size() >= quorum && validity > 0) {
             recordToken(claim, token, answers, granted);
             return Attempt.acquired(token);
+        }
+        if (answered < quorum && validity <= 0) {
+            // the round outlasted the validity, so it is no grant whatever the nodes answered; answers are missing
+            // because this client was stalled (the client library timed its commands out when it resumed) or because
+            // the node timeout is not below the lease: the grants the missing answers may hold are deleted on every
+            // node, and the acquire goes on within its wait, as after a busy answer
+            releaseSilently(claim.key(), claim.owner(), allNodes());
+            long backoff = ThreadLocalRandom.current().nextLong(1, MAX_BACKOFF.toMillis() + 1);
+            return Attempt.busy(Duration.ofMillis(backoff));
         }
         releaseSilently(claim.key(), claim.owner(), granted);
         if (answered < quorum) {
@@ -486,11 +497,15 @@ final class RedLockStore implements ClaimStore, ClaimAdmin {
 
     /** Sends {@code op} to every node at once and waits at most the node timeout for the answers. */
     private <T> List<RedLockNode.Answer<T>> all(Function<RedLockNode, CompletableFuture<T>> op) {
+        return on(allNodes(), op);
+    }
+
+    private List<Integer> allNodes() {
         List<Integer> every = new ArrayList<>();
         for (int i = 0; i < nodes.size(); i++) {
             every.add(i);
         }
-        return on(every, op);
+        return every;
     }
 
     private <T> List<RedLockNode.Answer<T>> on(List<Integer> which, Function<RedLockNode, CompletableFuture<T>> op) {
