@@ -58,6 +58,15 @@ import org.jspecify.annotations.Nullable;
  *   of nodes answer at all, the step fails with DistributedLockException: the engine keeps the hold until its last
  *   confirmed lease ends, then reports it lost; an acquire refuses at once instead of waiting.
  *
+ * Stalled clients
+ *   A round waits for its answers until the node timeout. A thread that wakes more than a node timeout past that
+ *   deadline was stalled (a GC pause, SIGSTOP): answers may have arrived meanwhile and still be unread by the I/O
+ *   threads, so the round waits one more node timeout for them instead of counting their nodes as unreachable. An
+ *   acquire stalled mid-round thus answers busy (its round outlasted the validity; what it got is deleted) rather
+ *   than failing with "only 0 of 5 nodes answered". Lettuce may still have timed the commands out when the process
+ *   resumed (its timer and its I/O threads race): a round that outlasted the validity with fewer than a quorum of
+ *   answers deletes the name's hold of the owner on every node and answers busy too, never "unreachable".
+ *
  * Joining nodes
  *   A grant can be a bare quorum: the other nodes were cut off, slow, or still held the previous owner's key when the
  *   round reached them. Such a hold would end when any one of its nodes is cut off. So a renewal that a quorum
@@ -188,6 +197,15 @@ final class RedLockStore implements ClaimStore, ClaimAdmin {
         if (granted.size() >= quorum && validity > 0) {
             recordToken(claim, token, answers, granted);
             return Attempt.acquired(token);
+        }
+        if (answered < quorum && validity <= 0) {
+            // the round outlasted the validity, so it is no grant whatever the nodes answered; answers are missing
+            // because this client was stalled (the client library timed its commands out when it resumed) or because
+            // the node timeout is not below the lease: the grants the missing answers may hold are deleted on every
+            // node, and the acquire goes on within its wait, as after a busy answer
+            releaseSilently(claim.key(), claim.owner(), allNodes());
+            long backoff = ThreadLocalRandom.current().nextLong(1, MAX_BACKOFF.toMillis() + 1);
+            return Attempt.busy(Duration.ofMillis(backoff));
         }
         releaseSilently(claim.key(), claim.owner(), granted);
         if (answered < quorum) {
@@ -479,11 +497,15 @@ final class RedLockStore implements ClaimStore, ClaimAdmin {
 
     /** Sends {@code op} to every node at once and waits at most the node timeout for the answers. */
     private <T> List<RedLockNode.Answer<T>> all(Function<RedLockNode, CompletableFuture<T>> op) {
+        return on(allNodes(), op);
+    }
+
+    private List<Integer> allNodes() {
         List<Integer> every = new ArrayList<>();
         for (int i = 0; i < nodes.size(); i++) {
             every.add(i);
         }
-        return on(every, op);
+        return every;
     }
 
     private <T> List<RedLockNode.Answer<T>> on(List<Integer> which, Function<RedLockNode, CompletableFuture<T>> op) {
@@ -492,11 +514,38 @@ final class RedLockStore implements ClaimStore, ClaimAdmin {
             sent.add(op.apply(nodes.get(i)));
         }
         long deadline = System.nanoTime() + nodeTimeout.toNanos();
+        boolean stalled = false;
         List<RedLockNode.Answer<T>> answers = new ArrayList<>();
         for (CompletableFuture<T> f : sent) {
+            waitQuietly(f, deadline);
+            if (!stalled && !f.isDone() && System.nanoTime() - deadline > nodeTimeout.toNanos()) {
+                // this thread woke more than a node timeout past the round's deadline: it (or the whole process: a GC
+                // pause, SIGSTOP) was stalled, and answers that arrived meanwhile may still be unread; the I/O threads
+                // get one more node timeout to deliver them, so that a stalled client is not told the nodes are
+                // unreachable (the caller then judges the answers: a round that outlasted the validity is no grant)
+                stalled = true;
+                deadline = System.nanoTime() + nodeTimeout.toNanos();
+            }
             answers.add(RedLockNode.await(f, deadline));
         }
         return answers;
+    }
+
+    /** Waits for {@code f} until {@code deadline} at most, without cancelling it or reading its outcome. */
+    private static void waitQuietly(CompletableFuture<?> f, long deadline) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0 || f.isDone()) {
+            return;
+        }
+        try {
+            f.get(left, java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.TimeoutException
+                | java.util.concurrent.ExecutionException
+                | java.util.concurrent.CancellationException e) {
+            // judged by RedLockNode.await next
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // a round is bounded by the node timeout: RedLockNode.await finishes it
+        }
     }
 
     private DistributedLockException unreachable(

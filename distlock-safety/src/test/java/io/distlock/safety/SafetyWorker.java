@@ -19,7 +19,8 @@ import java.util.OptionalLong;
  *       connected and {@code DONE <increments>} at the end;
  *   <li>{@code w1-slow}: the same, every hold lasting the whole THINK_MS (a holder a fault can hit);
  *   <li>{@code wait-once}: prints {@code WAITING}, tries once to take the lock waiting up to WAIT_MS, and if it got it
- *       increments the counter under it and releases; prints {@code DONE acquired} or {@code DONE not-acquired}.
+ *       increments the counter under it and releases; prints {@code DONE acquired} or {@code DONE not-acquired};
+ *   <li>{@code split-vote}: see {@link RedLockMoreWorker}.
  * </ul>
  *
  * Everything it does goes to {@code HISTORY_DIR/PROCESS.jsonl}.
@@ -72,6 +73,8 @@ public final class SafetyWorker {
                     }
                     print(h.isPresent() ? "DONE acquired" : "DONE not-acquired");
                 }
+                case RedLockMoreWorker.SPLIT_VOTE ->
+                    RedLockMoreWorker.splitVote(client, history, dir, key, resourcePort, wait, think);
                 default -> throw new IllegalArgumentException("mode: " + mode);
             }
         }
