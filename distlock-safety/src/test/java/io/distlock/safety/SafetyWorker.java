@@ -19,7 +19,8 @@ import java.util.OptionalLong;
  *       connected and {@code DONE <increments>} at the end;
  *   <li>{@code w1-slow}: the same, every hold lasting the whole THINK_MS (a holder a fault can hit);
  *   <li>{@code wait-once}: prints {@code WAITING}, tries once to take the lock waiting up to WAIT_MS, and if it got it
- *       increments the counter under it and releases; prints {@code DONE acquired} or {@code DONE not-acquired}.
+ *       increments the counter under it and releases; prints {@code DONE acquired} or {@code DONE not-acquired};
+ *   <li>the modes of {@link ClientFaultWorker} ({@code x2-thread-dies}, {@code g10-waiters}).
  * </ul>
  *
  * Everything it does goes to {@code HISTORY_DIR/PROCESS.jsonl}.
@@ -72,7 +73,9 @@ public final class SafetyWorker {
                     }
                     print(h.isPresent() ? "DONE acquired" : "DONE not-acquired");
                 }
-                default -> throw new IllegalArgumentException("mode: " + mode);
+                default ->
+                    ClientFaultWorker.run(
+                            mode, process, dir, history, client, key, threads, duration, wait, think, resourcePort);
             }
         }
         System.exit(0);
