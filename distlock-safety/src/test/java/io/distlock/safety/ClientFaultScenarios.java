@@ -111,8 +111,8 @@ final class ClientFaultScenarios {
             s.measure("expiryMillis", longExpiry(store).toMillis());
             s.measure("handOffBoundMillis", X4_HANDOFF_BOUND.toMillis());
             s.measure("exitMillis", (exited - sent) / 1_000_000);
-            s.measure("takeoverMillis", takeoverMillis(s, holder, sent));
             s.endWorkloads();
+            s.measure("takeoverMillis", takeoverMillis(s, holder, sent));
             s.probe(List.of("probe"), store.expiry().plusSeconds(3));
             s.leftovers(Timing.scaled(store.expiry().plusSeconds(3)));
             return s.finish(
