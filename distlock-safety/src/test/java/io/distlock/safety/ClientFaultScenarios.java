@@ -152,7 +152,6 @@ final class ClientFaultScenarios {
             dies.awaitLine("HOLDING", Timing.seconds(60));
             RecordedLock waiter = new RecordedLock(s.client("c2", false).lock(s.key()), s.history("c2"));
             Optional<RecordedHold> got = waiter.tryAcquire(clientLives.plusSeconds(10));
-            boolean clientStillOpen = dies.isAlive();
             if (got.isPresent()) {
                 increment(s, got.get());
                 var released = got.get().release();
@@ -163,6 +162,16 @@ final class ClientFaultScenarios {
                     .mapToLong(NemesisEvent::t)
                     .findFirst()
                     .orElseThrow(() -> new AssertionError("the worker recorded no thread death"));
+            dies.awaitLine("DONE", clientLives.plusSeconds(30));
+            // the worker records the end of the thread-death fault just before it closes its client
+            long clientClosing = History.load(s.dir).nemesis().stream()
+                    .filter(n -> n.fault().equals("thread-death") && n.phase() == NemesisEvent.Phase.END)
+                    .mapToLong(NemesisEvent::t)
+                    .findFirst()
+                    .orElse(Long.MAX_VALUE);
+            boolean clientStillOpen = got.isPresent()
+                    && Acquisition.of(History.load(s.dir)).stream()
+                            .anyMatch(a -> a.process().equals("c2") && a.tOk() != null && a.tOk() < clientClosing);
             s.measure("watchdogLeaseMillis", lease.toMillis());
             s.measure("takeoverBoundMillis", bound.toMillis());
             s.measure("takeoverMillis", takeoverMillis(s, "c1", died));
