@@ -22,7 +22,9 @@ import java.util.concurrent.locks.Lock;
  *
  * <p><b>Leases.</b> Every hold has a lease. Without a lease argument the client's watchdog renews it (default 30 s,
  * renewed every third of it) for as long as the hold lasts and the client lives. With a lease argument there is no
- * renewal: the hold ends when the lease does, and the next release throws {@link LockLostException}. When the
+ * renewal: the hold ends when the lease does, and the next release throws {@link LockLostException}. A thread that
+ * ends while it holds a lock through the {@code Lock} methods (an uncaught exception) can never unlock it: the
+ * watchdog releases such a hold within one renewal interval (a third of the lease), and logs a warning. When the
  * watchdog finds a hold gone, the hold is marked lost at once: {@link #isHeldByCurrentThread()} and {@link
  * LockHold#isValid()} turn false and listeners are told.
  *

@@ -4,7 +4,10 @@ package io.distlock;
  * A connection to one lock store, shared by every lock and thread of a process.
  *
  * <p>A client owns one watchdog (a single scheduler thread that renews every hold it has in batches), one
- * subscription per name that has waiters, and the connections to its store. Locks obtained from it are cheap views:
+ * subscription per name that has waiters, and the connections to its store. It registers a JVM shutdown hook that
+ * closes it, so a JVM ended by {@code SIGTERM} or {@link System#exit} releases what the client holds at once rather
+ * than leaving it to expire with its lease ({@code SIGKILL} runs no hook: then the lease or session ends the holds);
+ * {@link #close()} removes the hook. Locks obtained from it are cheap views:
  * {@code client.lock("a")} twice gives two objects for the same lock, and a thread that holds one holds the other.
  *
  * <pre>{@code
@@ -85,7 +88,9 @@ public interface LockClient extends AutoCloseable {
 
     /**
      * Stops renewals, releases what the client still holds (best effort; a hold that cannot be released expires with
-     * its lease), then closes the store connections. Holds of this client turn invalid. Idempotent.
+     * its lease), then closes the store connections. Holds of this client turn invalid; acquires waiting in other
+     * threads end with {@link IllegalStateException}, and so does every later use. Idempotent, also when the shutdown
+     * hook and the owner close at once.
      */
     @Override
     void close();

@@ -73,6 +73,16 @@ import org.slf4j.LoggerFactory;
  *   At most EngineConfig.maxWaiters acquires and latch awaits of one client may wait at once (WaiterLimit); one more
  *   is refused at once with RejectedExecutionException, so a flood of waiters cannot pile up in the client or in the
  *   store's queues.
+ *
+ * Ending
+ *   The engine registers a JVM shutdown hook that closes it, so a JVM ended by SIGTERM (or System.exit) releases
+ *   what the client holds instead of leaving it to expire; close() removes the hook. A close runs once, whoever calls
+ *   it first (the hook or the owner).
+ *   A thread that holds a lock through the Lock view and dies without unlocking (an uncaught exception) can never
+ *   unlock it: each watchdog tick looks for holds of threads that have ended and releases them (hand-off to a local
+ *   waiter included), so the lock is free within one tick (a third of the watchdog lease) instead of being renewed
+ *   until the client closes. The engine keeps a weak reference to every thread that has an owner id, dropped when
+ *   the thread has ended.
  */
 /**
  * The shared implementation of {@link LockClient} over a {@link ClaimStore}. A backend's public client delegates to
@@ -108,6 +118,12 @@ public final class LockEngine implements LockClient {
     private final EngineAdmin admin;
 
     private volatile boolean closed;
+    private final java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
+    /** Closes the engine when the JVM shuts down; removed by {@link #close()}. */
+    private final Thread shutdownHook;
+    /** The threads that have an owner id, weakly: a thread that ended may still hold a lock nobody can unlock. */
+    private final java.util.Map<OwnerId, java.lang.ref.WeakReference<Thread>> ownerThreads =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     private LockEngine(ClaimStore store, ClaimAdmin adminStore, EngineConfig config) {
         this.store = Objects.requireNonNull(store, "store");
@@ -115,7 +131,12 @@ public final class LockEngine implements LockClient {
         this.config = Objects.requireNonNull(config, "config");
         this.clientId = config.clientId();
         String id = clientId;
-        this.threadOwners = ThreadLocal.withInitial(() -> new OwnerId(id + ":t" + threadId(Thread.currentThread())));
+        this.threadOwners = ThreadLocal.withInitial(() -> {
+            Thread t = Thread.currentThread();
+            OwnerId owner = new OwnerId(id + ":t" + threadId(t));
+            ownerThreads.put(owner, new java.lang.ref.WeakReference<>(t));
+            return owner;
+        });
         this.ticker = config.ticker();
         this.scheduler = daemonExecutor("distlock-timers-" + OwnerId.redact(clientId));
         this.renewer = daemonExecutor("distlock-watchdog-" + OwnerId.redact(clientId));
@@ -144,6 +165,29 @@ public final class LockEngine implements LockClient {
                 }
             });
         }
+        this.shutdownHook = new Thread(this::closeAtShutdown, "distlock-shutdown-" + OwnerId.redact(clientId));
+        try {
+            Runtime.getRuntime().addShutdownHook(shutdownHook);
+        } catch (IllegalStateException e) {
+            // the JVM is shutting down already: nothing to hook into
+        }
+    }
+
+    private void closeAtShutdown() {
+        if (closed) {
+            return;
+        }
+        log.info("distlock: the JVM is shutting down; closing lock client {}", OwnerId.redact(clientId));
+        try {
+            close();
+        } catch (RuntimeException e) {
+            log.warn("distlock: closing at shutdown failed; what is left expires with its lease", e);
+        }
+    }
+
+    /** The JVM shutdown hook that closes this engine (for tests). */
+    Thread shutdownHook() {
+        return shutdownHook;
     }
 
     /**
@@ -166,11 +210,53 @@ public final class LockEngine implements LockClient {
     }
 
     private void tickWatchdogs() {
+        releaseHoldsOfEndedThreads();
         leases.watchdog.tick();
         ClaimEngine c = claims;
         if (c != null) {
             c.tick();
         }
+    }
+
+    /**
+     * Releases the Lock-view holds of threads that have ended (an uncaught exception, a pool that retired its thread)
+     * without unlocking: nobody can unlock them, and the watchdog would renew them until the client closes.
+     */
+    void releaseHoldsOfEndedThreads() {
+        java.util.Set<OwnerId> ended = new java.util.HashSet<>();
+        ownerThreads.forEach((owner, ref) -> {
+            Thread t = ref.get();
+            if (t == null || !t.isAlive()) {
+                ended.add(owner);
+            }
+        });
+        if (ended.isEmpty()) {
+            return;
+        }
+        List<HoldImpl> orphans = new java.util.ArrayList<>();
+        for (LockState s : states.all()) {
+            s.mutex.lock();
+            try {
+                HoldImpl h = s.holder;
+                if (h != null && h.threadView && h.isActive() && ended.contains(h.owner)) {
+                    orphans.add(h);
+                }
+            } finally {
+                s.mutex.unlock();
+            }
+        }
+        for (HoldImpl h : orphans) {
+            log.warn(
+                    "distlock: a thread ended holding lock '{}' (token {}) without unlocking it; releasing it",
+                    h.name(),
+                    h.fencingToken);
+            try {
+                releaser.release(h);
+            } catch (RuntimeException e) {
+                log.warn("distlock: releasing '{}' of an ended thread failed; it expires with its lease", h.name(), e);
+            }
+        }
+        ended.forEach(ownerThreads::remove);
     }
 
     private void expireOverdue() {
@@ -246,10 +332,17 @@ public final class LockEngine implements LockClient {
 
     @Override
     public void close() {
-        if (closed) {
+        if (!closing.compareAndSet(false, true)) {
             return;
         }
         closed = true;
+        if (Thread.currentThread() != shutdownHook) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(shutdownHook);
+            } catch (IllegalStateException e) {
+                // the JVM is shutting down: the hook runs or ran, and finds the engine closed
+            }
+        }
         async.close(closedException());
         scheduler.shutdownNow();
         renewer.shutdownNow();

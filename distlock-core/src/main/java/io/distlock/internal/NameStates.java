@@ -36,6 +36,11 @@ final class NameStates<H extends EngineHold, S extends NameState<H>> {
         return states.size();
     }
 
+    /** The states of the names in use now (a live view; not entered). */
+    java.util.Collection<S> all() {
+        return states.values();
+    }
+
     S enter(String name) {
         for (; ; ) {
             S s = states.computeIfAbsent(name, n -> make.apply(new LockKey(n)));

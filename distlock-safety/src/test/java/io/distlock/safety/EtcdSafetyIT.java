@@ -97,4 +97,36 @@ class EtcdSafetyIT {
     void g11_soak() throws Exception {
         Tier2Scenarios.g11Soak(store, SafetySeeds.seed());
     }
+
+    // client faults and scale (ClientFaultScenarios)
+
+    @Test
+    @Tag("tier2")
+    void x4_holderSigterm() throws Exception {
+        ClientFaultScenarios.x4HolderSigterm(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void x2_holderThreadDies() throws Exception {
+        ClientFaultScenarios.x2ThreadDies(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void x6_closedUnderLoad() throws Exception {
+        ClientFaultScenarios.x6UseAfterClose(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void g10_fiveHundredWaiters() throws Exception {
+        ClientFaultScenarios.g10Waiters(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void g10_tenThousandKeys() throws Exception {
+        ClientFaultScenarios.g10Keys(store, SafetySeeds.seed());
+    }
 }

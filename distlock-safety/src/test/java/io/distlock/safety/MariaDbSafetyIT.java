@@ -102,4 +102,36 @@ class MariaDbSafetyIT {
     void g11_soak() throws Exception {
         Tier2Scenarios.g11Soak(table, SafetySeeds.seed());
     }
+
+    // client faults and scale (ClientFaultScenarios)
+
+    @Test
+    @Tag("tier2")
+    void x4_holderSigterm() throws Exception {
+        ClientFaultScenarios.x4HolderSigterm(table, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void x2_holderThreadDies() throws Exception {
+        ClientFaultScenarios.x2ThreadDies(table, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void x6_closedUnderLoad() throws Exception {
+        ClientFaultScenarios.x6UseAfterClose(table, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void g10_fiveHundredWaiters() throws Exception {
+        ClientFaultScenarios.g10Waiters(table, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void g10_tenThousandKeys() throws Exception {
+        ClientFaultScenarios.g10Keys(table, SafetySeeds.seed());
+    }
 }

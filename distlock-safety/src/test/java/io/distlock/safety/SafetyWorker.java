@@ -21,6 +21,7 @@ import java.util.OptionalLong;
  *   <li>{@code wait-once}: prints {@code WAITING}, tries once to take the lock waiting up to WAIT_MS, and if it got it
  *       increments the counter under it and releases; prints {@code DONE acquired} or {@code DONE not-acquired};
  *   <li>{@code split-vote}: see {@link RedLockMoreWorker}.
+ *   <li>the modes of {@link ClientFaultWorker} ({@code x2-thread-dies}, {@code g10-waiters}).
  * </ul>
  *
  * Everything it does goes to {@code HISTORY_DIR/PROCESS.jsonl}.
@@ -75,7 +76,9 @@ public final class SafetyWorker {
                 }
                 case RedLockMoreWorker.SPLIT_VOTE ->
                     RedLockMoreWorker.splitVote(client, history, dir, key, resourcePort, wait, think);
-                default -> throw new IllegalArgumentException("mode: " + mode);
+                default ->
+                    ClientFaultWorker.run(
+                            mode, process, dir, history, client, key, threads, duration, wait, think, resourcePort);
             }
         }
         System.exit(0);
