@@ -210,12 +210,13 @@ public final class LockEngine implements LockClient {
     }
 
     private void tickWatchdogs() {
-        releaseHoldsOfEndedThreads();
         leases.watchdog.tick();
         ClaimEngine c = claims;
         if (c != null) {
             c.tick();
         }
+        // after the renewals: a release that waits on a slow store never holds back another hold's renewal
+        releaseHoldsOfEndedThreads();
     }
 
     /**
