@@ -1,5 +1,8 @@
 package io.distlock.safety;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -29,5 +32,18 @@ class EtcdWaitSafetyIT {
     @Tag("tier2")
     void e7_shortLeases() throws Exception {
         EtcdWaitScenarios.e7ShortLeases(store, SafetySeeds.seed());
+    }
+
+    /** E5 and E7 on clients that grant busy locks: the checker must fail them on S1. */
+    @Test
+    @Tag("tier2")
+    void e5_e7_brokenClientsAreCaught() {
+        AssertionError e5 = assertThrows(
+                AssertionError.class,
+                () -> EtcdWaitScenarios.e5CompactionWhileWaiting(store, SafetySeeds.seed(), true));
+        assertThat(e5.getMessage()).contains("S1");
+        AssertionError e7 = assertThrows(
+                AssertionError.class, () -> EtcdWaitScenarios.e7ShortLeases(store, SafetySeeds.seed(), true));
+        assertThat(e7.getMessage()).contains("S1");
     }
 }

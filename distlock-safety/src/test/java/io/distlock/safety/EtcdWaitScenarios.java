@@ -52,7 +52,14 @@ final class EtcdWaitScenarios {
      * MUST here), and every S and L property holds.
      */
     static CheckReport e5CompactionWhileWaiting(ConsensusStores.Etcd store, long seed) throws InterruptedException {
-        try (Scenario s = new Scenario("E5", "compaction while waiters wait", "tier2", store, seed)) {
+        return e5CompactionWhileWaiting(store, seed, false);
+    }
+
+    /** E5; {@code broken}: every client a {@link BrokenLockClient} (scenario E5-BROKEN, which must fail). */
+    static CheckReport e5CompactionWhileWaiting(ConsensusStores.Etcd store, long seed, boolean broken)
+            throws InterruptedException {
+        String id = broken ? "E5-BROKEN" : "E5";
+        try (Scenario s = new Scenario(id, "compaction while waiters wait", "tier2", store, seed)) {
             SplittableRandom random = new SplittableRandom(seed);
             Duration run = Timing.seconds(16);
             Duration wait = Timing.seconds(20);
@@ -61,7 +68,8 @@ final class EtcdWaitScenarios {
                     Map.of("JAVA_TOOL_OPTIONS", "-Dorg.slf4j.simpleLogger.log.io.distlock.etcd.EtcdWatches=debug");
             List<WorkerProcess> workers = new ArrayList<>();
             for (String c : CLIENTS) {
-                workers.add(s.worker(c, "w1-slow", s.spec(c, true), 1, run, wait, Duration.ofMillis(1200), debug));
+                workers.add(
+                        s.worker(c, "w1-slow", spec(s, c, true, broken), 1, run, wait, Duration.ofMillis(1200), debug));
             }
             for (WorkerProcess w : workers) {
                 w.awaitLine("READY", Timing.seconds(60));
@@ -132,11 +140,20 @@ final class EtcdWaitScenarios {
      * lease; c3's checks must have said "lost" by then (S1).
      */
     static CheckReport e7ShortLeases(ConsensusStores.Etcd store, long seed) throws InterruptedException {
-        try (Scenario s = new Scenario("E7", "sub-second and non-integer leases", "tier2", store, seed);
+        return e7ShortLeases(store, seed, false);
+    }
+
+    /** E7; {@code broken}: every client a {@link BrokenLockClient} (scenario E7-BROKEN, which must fail). */
+    static CheckReport e7ShortLeases(ConsensusStores.Etcd store, long seed, boolean broken)
+            throws InterruptedException {
+        String id = broken ? "E7-BROKEN" : "E7";
+        try (Scenario s = new Scenario(id, "sub-second and non-integer leases", "tier2", store, seed);
                 FencedResourceClient resource =
                         new FencedResourceClient("127.0.0.1", s.resource.port(), Duration.ofSeconds(5))) {
-            RecordedLock l1 = new RecordedLock(s.client("c1", false).lock(s.key()), s.history("c1"));
-            RecordedLock l2 = new RecordedLock(s.client("c2", false).lock(s.key()), s.history("c2"));
+            RecordedLock l1 = new RecordedLock(
+                    s.client("c1", spec(s, "c1", false, broken)).lock(s.key()), s.history("c1"));
+            RecordedLock l2 = new RecordedLock(
+                    s.client("c2", spec(s, "c2", false, broken)).lock(s.key()), s.history("c2"));
             List<String> tooShort = new ArrayList<>();
             for (long millis : new long[] {1500, 900, 1500, 900}) {
                 Duration lease = Duration.ofMillis(millis);
@@ -185,7 +202,7 @@ final class EtcdWaitScenarios {
                 WorkerProcess holder = s.worker(
                         p,
                         "hold-fixed",
-                        s.spec(p, false),
+                        spec(s, p, false, broken),
                         1,
                         Timing.seconds(30),
                         Tier1Scenarios.WAIT,
@@ -220,10 +237,10 @@ final class EtcdWaitScenarios {
                 h2.ifPresent(RecordedHold::release);
             }
             // part two: a renewed lease of 0.9 s, its holder cut off
-            String spec3 = Clients.with(s.spec("c3", true), "lease", "900");
+            String spec3 = Clients.with(spec(s, "c3", true, broken), "lease", "900");
             RecordedLock l3 = new RecordedLock(s.client("c3", spec3).lock(s.key()), s.history("c3"));
             RecordedLock l4 = new RecordedLock(
-                    s.client("c4", Clients.with(s.spec("c4", false), "lease", "900"))
+                    s.client("c4", Clients.with(spec(s, "c4", false, broken), "lease", "900"))
                             .lock(s.key()),
                     s.history("c4"));
             for (int round = 0; round < 2; round++) {
@@ -260,6 +277,11 @@ final class EtcdWaitScenarios {
             }
             return r;
         }
+    }
+
+    private static String spec(Scenario s, String process, boolean proxied, boolean broken) {
+        String spec = s.spec(process, proxied);
+        return broken ? Clients.with(spec, "broken", "true") : spec;
     }
 
     /** The TTL etcd granted the lease of the one key under {@code prefix}. */

@@ -52,7 +52,14 @@ final class JdbcPoolScenarios {
      * are still open).
      */
     static CheckReport j3PoolEvictions(JdbcStores.Database store, long seed) throws InterruptedException {
-        try (Scenario s = new Scenario("J3", "pool retires connections during holds", "tier2", store, seed)) {
+        return j3PoolEvictions(store, seed, false);
+    }
+
+    /** J3; {@code broken}: every client a {@link BrokenLockClient} (scenario J3-BROKEN, which must fail). */
+    static CheckReport j3PoolEvictions(JdbcStores.Database store, long seed, boolean broken)
+            throws InterruptedException {
+        String id = broken ? "J3-BROKEN" : "J3";
+        try (Scenario s = new Scenario(id, "pool retires connections during holds", "tier2", store, seed)) {
             SplittableRandom random = new SplittableRandom(seed);
             Duration run = Timing.seconds(12);
             List<HikariDataSource> pools = new ArrayList<>();
@@ -71,7 +78,7 @@ final class JdbcPoolScenarios {
                             .createSchemaIfMissing()
                             .clientId(c)
                             .build();
-                    if ("true".equals(m.get("broken"))) {
+                    if (broken || "true".equals(m.get("broken"))) {
                         client = new BrokenLockClient(client);
                     }
                     clients.add(client);
