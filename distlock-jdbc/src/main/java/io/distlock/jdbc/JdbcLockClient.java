@@ -9,12 +9,16 @@ import io.distlock.internal.EngineConfig;
 import io.distlock.internal.LockEngine;
 import io.distlock.spi.OwnerId;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
@@ -343,12 +347,22 @@ public final class JdbcLockClient extends EngineClient {
             return new JdbcLockClient(LockEngine.create(store, cfg), store, mode);
         }
 
+        /**
+         * Runs the dialect's DDL, each statement {@code CREATE ... IF NOT EXISTS}. On MariaDB and MySQL a statement
+         * whose object exists already is skipped: {@code CREATE SEQUENCE IF NOT EXISTS} on an existing sequence still
+         * waits for an exclusive metadata lock, and a ROW_LOCK hold keeps the transaction that took its token from
+         * the sequence open for the whole hold, so a client built while another client holds a lock would wait up
+         * to {@code lock_wait_timeout} (a day by default). The catalog query takes no such lock.
+         */
         private static void createSchema(Connection c, Dialect d, String table) throws SQLException {
             List<String> ddl = d.schema(table);
             boolean autoCommit = c.getAutoCommit();
             c.setAutoCommit(true);
             try {
                 for (String sql : ddl) {
+                    if ((d == Dialect.MARIADB || d == Dialect.MYSQL) && exists(c, createdObject(sql))) {
+                        continue;
+                    }
                     for (int attempt = 0; ; attempt++) {
                         try (Statement st = c.createStatement()) {
                             st.execute(sql);
@@ -363,6 +377,30 @@ public final class JdbcLockClient extends EngineClient {
                 }
             } finally {
                 c.setAutoCommit(autoCommit);
+            }
+        }
+
+        private static final Pattern CREATE_IF_NOT_EXISTS = Pattern.compile(
+                "^\\s*CREATE\\s+(?:TABLE|SEQUENCE)\\s+IF\\s+NOT\\s+EXISTS\\s+([A-Za-z0-9_]+)",
+                Pattern.CASE_INSENSITIVE);
+
+        /** The table or sequence a {@code CREATE TABLE|SEQUENCE IF NOT EXISTS} statement creates, or null. */
+        static @Nullable String createdObject(String sql) {
+            Matcher m = CREATE_IF_NOT_EXISTS.matcher(sql);
+            return m.find() ? m.group(1) : null;
+        }
+
+        /** Whether the current database has a table or sequence {@code name}, from the catalog. */
+        private static boolean exists(Connection c, @Nullable String name) throws SQLException {
+            if (name == null) {
+                return false;
+            }
+            try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM information_schema.TABLES"
+                    + " WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?")) {
+                ps.setString(1, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() && rs.getLong(1) > 0;
+                }
             }
         }
     }

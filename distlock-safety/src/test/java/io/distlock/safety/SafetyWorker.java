@@ -22,6 +22,10 @@ import java.util.OptionalLong;
  *       increments the counter under it and releases; prints {@code DONE acquired} or {@code DONE not-acquired};
  *   <li>{@code split-vote}: see {@link RedLockMoreWorker}.
  *   <li>the modes of {@link ClientFaultWorker} ({@code x2-thread-dies}, {@code g10-waiters}).
+ *   <li>{@code hold-fixed}: takes the lock with a fixed lease of THINK_MS (waiting up to WAIT_MS), prints {@code
+ *       HELD}, reads the counter, checks its hold every 10 ms until the check says lost (a holder that neither renews
+ *       nor releases; stopping the JVM stops the checks too), prints {@code LOST}, writes the counter it read plus
+ *       one (a stale write the fence refuses) and releases.
  * </ul>
  *
  * Everything it does goes to {@code HISTORY_DIR/PROCESS.jsonl}.
@@ -73,6 +77,24 @@ public final class SafetyWorker {
                         }
                     }
                     print(h.isPresent() ? "DONE acquired" : "DONE not-acquired");
+                }
+                case "hold-fixed" -> {
+                    RecordedLock lock = new RecordedLock(client.lock(key), history);
+                    RecordedHold hold = lock.tryAcquire(wait, think).orElseThrow();
+                    try (FencedResourceClient resource =
+                            new FencedResourceClient(Workload.RESOURCE_HOST, resourcePort, Duration.ofSeconds(5))) {
+                        OptionalLong v = resource.read(hold);
+                        print("HELD");
+                        while (hold.check()) {
+                            Thread.sleep(10);
+                        }
+                        print("LOST");
+                        if (v.isPresent()) {
+                            var stale = resource.write(hold, v.getAsLong() + 1);
+                        }
+                        var released = hold.release();
+                    }
+                    print("DONE");
                 }
                 case RedLockMoreWorker.SPLIT_VOTE ->
                     RedLockMoreWorker.splitVote(client, history, dir, key, resourcePort, wait, think);

@@ -79,6 +79,12 @@ final class Tier2Scenarios {
             s.endWorkloads();
             s.probe(List.of("c1", "c2", "c3"), store.expiry().plusSeconds(3));
             s.leftovers(Timing.scaled(store.expiry().plusSeconds(3)));
+            // a session lock (ROW_LOCK, ADVISORY) outlives a cut-off connection until the database ends the session:
+            // the holder may keep its hold through the blackhole, so a takeover is recorded, not required
+            if (store instanceof JdbcStores.Database db && !db.mode.equals("TABLE")) {
+                return s.finish(Scenario.expect(
+                        Tier1Scenarios.must(store, S1, S3, L3, L4, LIN), Tier1Scenarios.doc(store, L1)));
+            }
             return s.finish(
                     Scenario.expect(Tier1Scenarios.must(store, S1, S3, L1, L3, L4, LIN), Tier1Scenarios.doc(store)));
         }

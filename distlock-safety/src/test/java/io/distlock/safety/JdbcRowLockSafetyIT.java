@@ -1,0 +1,88 @@
+package io.distlock.safety;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The JDBC backend's ROW_LOCK mode ({@code SELECT ... FOR UPDATE NOWAIT} in a transaction kept open on a pinned
+ * connection) on the machine's MariaDB and PostgreSQL servers: the columns {@code mariadb-row-lock} and {@code
+ * postgresql-row-lock}. R2 does not apply: the mode refuses {@code forceUnlock} of another client's hold.
+ */
+class JdbcRowLockSafetyIT {
+    static JdbcStores.Database mariadb;
+    static JdbcStores.Database postgres;
+
+    @BeforeAll
+    static void start() {
+        mariadb = new JdbcStores.Database(JdbcStores.Db.MARIADB, "ROW_LOCK");
+        postgres = new JdbcStores.Database(JdbcStores.Db.POSTGRESQL, "ROW_LOCK");
+    }
+
+    @AfterAll
+    static void stop() {
+        mariadb.close();
+        postgres.close();
+    }
+
+    @Test
+    @Tag("tier1")
+    void g1_baseline_mariadb() throws Exception {
+        Tier1Scenarios.g1Baseline(mariadb, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier1")
+    void g3_holderKilled_mariadb() throws Exception {
+        Tier1Scenarios.g3HolderKilled(mariadb, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier1")
+    void x1_interruptedWaits_mariadb() throws Exception {
+        Tier1Scenarios.x1InterruptedWaits(mariadb, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier1")
+    void g1_baseline_postgres() throws Exception {
+        Tier1Scenarios.g1Baseline(postgres, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier1")
+    void g3_holderKilled_postgres() throws Exception {
+        Tier1Scenarios.g3HolderKilled(postgres, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier1")
+    void x1_interruptedWaits_postgres() throws Exception {
+        Tier1Scenarios.x1InterruptedWaits(postgres, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void g4_holderBlackholed_mariadb() throws Exception {
+        Tier2Scenarios.g4HolderBlackholed(mariadb, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void g4_holderBlackholed_postgres() throws Exception {
+        Tier2Scenarios.g4HolderBlackholed(postgres, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void j1_holdersSessionKilled_mariadb() throws Exception {
+        Tier1Scenarios.j1SessionKilled(mariadb, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void j1_holdersSessionKilled_postgres() throws Exception {
+        Tier1Scenarios.j1SessionKilled(postgres, SafetySeeds.seed());
+    }
+}
