@@ -6,7 +6,8 @@ package io.distlock;
  * <p>A client owns one watchdog (a single scheduler thread that renews every hold it has in batches), one
  * subscription per name that has waiters, and the connections to its store. It registers a JVM shutdown hook that
  * closes it, so a JVM ended by {@code SIGTERM} or {@link System#exit} releases what the client holds at once rather
- * than leaving it to expire with its lease ({@code SIGKILL} runs no hook: then the lease or session ends the holds);
+ * than leaving it to expire with its lease (the hook waits at most 5 s for that; {@code SIGKILL} runs no hook: then the
+ * lease or session ends the holds);
  * {@link #close()} removes the hook. Locks obtained from it are cheap views:
  * {@code client.lock("a")} twice gives two objects for the same lock, and a thread that holds one holds the other.
  *

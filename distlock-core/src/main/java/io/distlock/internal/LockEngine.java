@@ -77,7 +77,8 @@ import org.slf4j.LoggerFactory;
  * Ending
  *   The engine registers a JVM shutdown hook that closes it, so a JVM ended by SIGTERM (or System.exit) releases
  *   what the client holds instead of leaving it to expire; close() removes the hook. A close runs once, whoever calls
- *   it first (the hook or the owner).
+ *   it first (the hook or the owner). The hook waits at most 5 s for the close, which runs on a daemon thread of its
+ *   own: a store that does not answer cannot hold up the JVM's exit.
  *   A thread that holds a lock through the Lock view and dies without unlocking (an uncaught exception) can never
  *   unlock it: each watchdog tick looks for holds of threads that have ended and releases them (hand-off to a local
  *   waiter included), so the lock is free within one tick (a third of the watchdog lease) instead of being renewed
@@ -173,15 +174,36 @@ public final class LockEngine implements LockClient {
         }
     }
 
+    /** How long the shutdown hook waits for the close; a store that does not answer must not hold the JVM's exit. */
+    private static final long CLOSE_AT_SHUTDOWN_MILLIS = 5_000;
+
     private void closeAtShutdown() {
         if (closed) {
             return;
         }
         log.info("distlock: the JVM is shutting down; closing lock client {}", OwnerId.redact(clientId));
+        Thread closer = new Thread(
+                () -> {
+                    try {
+                        close();
+                    } catch (RuntimeException e) {
+                        log.warn("distlock: closing at shutdown failed; what is left expires with its lease", e);
+                    }
+                },
+                "distlock-shutdown-close-" + OwnerId.redact(clientId));
+        closer.setDaemon(true);
+        closer.start();
         try {
-            close();
-        } catch (RuntimeException e) {
-            log.warn("distlock: closing at shutdown failed; what is left expires with its lease", e);
+            closer.join(CLOSE_AT_SHUTDOWN_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (closer.isAlive()) {
+            log.warn(
+                    "distlock: closing lock client {} at shutdown took over {} ms; the JVM goes on exiting, and what"
+                            + " is left expires with its lease",
+                    OwnerId.redact(clientId),
+                    CLOSE_AT_SHUTDOWN_MILLIS);
         }
     }
 
@@ -337,12 +359,10 @@ public final class LockEngine implements LockClient {
             return;
         }
         closed = true;
-        if (Thread.currentThread() != shutdownHook) {
-            try {
-                Runtime.getRuntime().removeShutdownHook(shutdownHook);
-            } catch (IllegalStateException e) {
-                // the JVM is shutting down: the hook runs or ran, and finds the engine closed
-            }
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException e) {
+            // the JVM is shutting down: the hook runs or ran (this close may be its own)
         }
         async.close(closedException());
         scheduler.shutdownNow();
