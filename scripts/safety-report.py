@@ -20,7 +20,8 @@ import re
 import sys
 
 BACKENDS = ["redis", "redis-sentinel", "redis-cluster", "zookeeper", "etcd",
-            "mariadb", "mariadb-advisory", "postgresql", "postgresql-advisory", "h2", "redlock"]
+            "mariadb", "mariadb-advisory", "mariadb-row-lock", "postgresql", "postgresql-advisory", "postgresql-row-lock",
+            "h2", "redlock"]
 PROPS = ["S1", "S2", "S3", "S4", "L1", "L3", "L4", "L5", "LIN"]
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
 
@@ -56,9 +57,13 @@ def ms(v):
 
 
 ORDER = ["G1", "G3", "G5", "Z4", "R4", "X1", "C4", "E2", "J1", "G2", "G4", "G7", "G8a", "G8b",
-         "G9-nopersist", "G9-everysec", "G9-always", "G9-delayed", "R2", "Z1", "Z2", "E3", "E4", "SF", "C1", "G11", "K1",
-         "J4", "J4-stop", "J5", "K2",
-         "Z3", "Z3-leader", "Z3-in", "Z3-out", "E6", "E6-leader", "E6-in", "E6-out", "S2", "S2-minreplicas", "LPm", "LPM", "L1r",
+         "G9-nopersist", "G9-everysec", "G9-always", "G9-delayed", "R2", "R1-volatile", "R1-allkeys", "Z1", "Z2", "E3",
+         "E4", "SF", "C1", "C3", "G11", "K1", "J4", "J4-stop", "J5", "K2", "X4", "X2", "X6", "G10", "G10k", "E5", "E7",
+         "J3",
+         "Z3", "Z3-leader", "Z3-in", "Z3-out", "Z3-leader-in", "Z3-leader-out", "Z3-link", "Z3-minority",
+         "Z3-minority-holder", "E6", "E6-leader", "E6-in", "E6-out", "E6-leader-in", "E6-leader-out", "E6-link",
+         "E6-minority", "E6-minority-holder", "S2", "S2-minreplicas", "LPm", "LPM", "L1r", "L1r-delayed", "L2r", "L3r",
+         "L4r",
          "BROKEN"]
 
 
