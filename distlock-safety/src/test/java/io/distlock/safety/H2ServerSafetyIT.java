@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Tier-1 scenarios on an H2 TCP server (lock-table mode; H2 has no session locks), a proxy per client. */
-class H2ServerSafetyIT {
+class H2ServerSafetyIT implements ClientFaultTests {
     static JdbcStores.Database store;
 
     @BeforeAll
@@ -79,35 +79,8 @@ class H2ServerSafetyIT {
         Tier2Scenarios.g11Soak(store, SafetySeeds.seed());
     }
 
-    // client faults and scale (ClientFaultScenarios)
-
-    @Test
-    @Tag("tier2")
-    void x4_holderSigterm() throws Exception {
-        ClientFaultScenarios.x4HolderSigterm(store, SafetySeeds.seed());
-    }
-
-    @Test
-    @Tag("tier2")
-    void x2_holderThreadDies() throws Exception {
-        ClientFaultScenarios.x2ThreadDies(store, SafetySeeds.seed());
-    }
-
-    @Test
-    @Tag("tier2")
-    void x6_closedUnderLoad() throws Exception {
-        ClientFaultScenarios.x6UseAfterClose(store, SafetySeeds.seed());
-    }
-
-    @Test
-    @Tag("tier2")
-    void g10_fiveHundredWaiters() throws Exception {
-        ClientFaultScenarios.g10Waiters(store, SafetySeeds.seed());
-    }
-
-    @Test
-    @Tag("tier2")
-    void g10_tenThousandKeys() throws Exception {
-        ClientFaultScenarios.g10Keys(store, SafetySeeds.seed());
+    @Override
+    public Store clientFaultStore() {
+        return store;
     }
 }

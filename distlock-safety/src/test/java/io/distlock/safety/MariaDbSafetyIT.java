@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
  * Tier-1 scenarios on the machine's MariaDB server (scripts/services.sh): the lock-table mode through a proxy per
  * client, and J1 (a killed session) on the session-lock mode (advisory locks).
  */
-class MariaDbSafetyIT {
+class MariaDbSafetyIT implements ClientFaultTests {
     static JdbcStores.Database table;
     static JdbcStores.Database advisory;
 
@@ -103,35 +103,8 @@ class MariaDbSafetyIT {
         Tier2Scenarios.g11Soak(table, SafetySeeds.seed());
     }
 
-    // client faults and scale (ClientFaultScenarios)
-
-    @Test
-    @Tag("tier2")
-    void x4_holderSigterm() throws Exception {
-        ClientFaultScenarios.x4HolderSigterm(table, SafetySeeds.seed());
-    }
-
-    @Test
-    @Tag("tier2")
-    void x2_holderThreadDies() throws Exception {
-        ClientFaultScenarios.x2ThreadDies(table, SafetySeeds.seed());
-    }
-
-    @Test
-    @Tag("tier2")
-    void x6_closedUnderLoad() throws Exception {
-        ClientFaultScenarios.x6UseAfterClose(table, SafetySeeds.seed());
-    }
-
-    @Test
-    @Tag("tier2")
-    void g10_fiveHundredWaiters() throws Exception {
-        ClientFaultScenarios.g10Waiters(table, SafetySeeds.seed());
-    }
-
-    @Test
-    @Tag("tier2")
-    void g10_tenThousandKeys() throws Exception {
-        ClientFaultScenarios.g10Keys(table, SafetySeeds.seed());
+    @Override
+    public Store clientFaultStore() {
+        return table;
     }
 }

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Tier-1 scenarios on a standalone Redis, and the broken-client demonstration on it. */
-class RedisSafetyIT {
+class RedisSafetyIT implements ClientFaultTests {
     static RedisStores.Standalone store;
 
     @BeforeAll
@@ -142,35 +142,8 @@ class RedisSafetyIT {
         Tier2Scenarios.g11Soak(store, SafetySeeds.seed());
     }
 
-    // client faults and scale (ClientFaultScenarios)
-
-    @Test
-    @Tag("tier2")
-    void x4_holderSigterm() throws Exception {
-        ClientFaultScenarios.x4HolderSigterm(store, SafetySeeds.seed());
-    }
-
-    @Test
-    @Tag("tier2")
-    void x2_holderThreadDies() throws Exception {
-        ClientFaultScenarios.x2ThreadDies(store, SafetySeeds.seed());
-    }
-
-    @Test
-    @Tag("tier2")
-    void x6_closedUnderLoad() throws Exception {
-        ClientFaultScenarios.x6UseAfterClose(store, SafetySeeds.seed());
-    }
-
-    @Test
-    @Tag("tier2")
-    void g10_fiveHundredWaiters() throws Exception {
-        ClientFaultScenarios.g10Waiters(store, SafetySeeds.seed());
-    }
-
-    @Test
-    @Tag("tier2")
-    void g10_tenThousandKeys() throws Exception {
-        ClientFaultScenarios.g10Keys(store, SafetySeeds.seed());
+    @Override
+    public Store clientFaultStore() {
+        return store;
     }
 }

@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Tier-1 scenarios on a ZooKeeper ensemble of 3 server processes; G5 is Z4 here. */
-class ZooKeeperSafetyIT {
+class ZooKeeperSafetyIT implements ClientFaultTests {
     static ConsensusStores.ZooKeeper store;
 
     @BeforeAll
@@ -98,35 +98,8 @@ class ZooKeeperSafetyIT {
         Tier2Scenarios.g11Soak(store, SafetySeeds.seed());
     }
 
-    // client faults and scale (ClientFaultScenarios)
-
-    @Test
-    @Tag("tier2")
-    void x4_holderSigterm() throws Exception {
-        ClientFaultScenarios.x4HolderSigterm(store, SafetySeeds.seed());
-    }
-
-    @Test
-    @Tag("tier2")
-    void x2_holderThreadDies() throws Exception {
-        ClientFaultScenarios.x2ThreadDies(store, SafetySeeds.seed());
-    }
-
-    @Test
-    @Tag("tier2")
-    void x6_closedUnderLoad() throws Exception {
-        ClientFaultScenarios.x6UseAfterClose(store, SafetySeeds.seed());
-    }
-
-    @Test
-    @Tag("tier2")
-    void g10_fiveHundredWaiters() throws Exception {
-        ClientFaultScenarios.g10Waiters(store, SafetySeeds.seed());
-    }
-
-    @Test
-    @Tag("tier2")
-    void g10_tenThousandKeys() throws Exception {
-        ClientFaultScenarios.g10Keys(store, SafetySeeds.seed());
+    @Override
+    public Store clientFaultStore() {
+        return store;
     }
 }
