@@ -113,21 +113,7 @@ class ClaimHandOffTest {
     void waiterThatTimesOut_whileTheHandOffIsOnItsWay_leavesNothingBehind() throws Exception {
         var sem = client.semaphore("s", 1);
         PermitHold first = sem.acquire(1);
-        store.slowHandOff = new CountDownLatch(1);
-        CompletableFuture<Optional<PermitHold>> waiter = CompletableFuture.supplyAsync(() -> {
-            try {
-                return sem.tryAcquire(1, Duration.ofMillis(800));
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        Eventually.within(Duration.ofSeconds(5), "the waiter queued", () -> store.attempts.get() == 3);
-        Thread.sleep(100);
-        CompletableFuture<Void> release = CompletableFuture.runAsync(first::release);
-        assertThat(waiter.get(5, TimeUnit.SECONDS))
-                .as("the wait ran out during the hand-off")
-                .isEmpty();
-        store.slowHandOff.countDown();
+        CompletableFuture<Void> release = releaseWhileTheWaiterTimesOut(sem, first);
         release.get(5, TimeUnit.SECONDS);
         assertThat(store.handOffs).hasValue(1);
         Eventually.within(
@@ -140,22 +126,8 @@ class ClaimHandOffTest {
     void handOffWhoseAnswerIsLost_forAWaiterThatLeftMeanwhile_leavesNothingBehind() throws Exception {
         var sem = client.semaphore("s", 1);
         PermitHold first = sem.acquire(1);
-        store.slowHandOff = new CountDownLatch(1);
         store.loseHandOffAnswer = true;
-        CompletableFuture<Optional<PermitHold>> waiter = CompletableFuture.supplyAsync(() -> {
-            try {
-                return sem.tryAcquire(1, Duration.ofMillis(800));
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        Eventually.within(Duration.ofSeconds(5), "the waiter queued", () -> store.attempts.get() == 3);
-        Thread.sleep(100);
-        CompletableFuture<Void> release = CompletableFuture.runAsync(first::release);
-        assertThat(waiter.get(5, TimeUnit.SECONDS))
-                .as("the wait ran out during the hand-off")
-                .isEmpty();
-        store.slowHandOff.countDown();
+        CompletableFuture<Void> release = releaseWhileTheWaiterTimesOut(sem, first);
         assertThat(release).as("the release whose answer was lost fails").failsWithin(Duration.ofSeconds(5));
         assertThat(store.handOffs).hasValue(1);
         assertThat(server.residue("s"))
@@ -168,8 +140,22 @@ class ClaimHandOffTest {
     void handOffOfAHoldLostMeanwhile_forAWaiterThatLeft_leavesNothingBehind() throws Exception {
         var sem = client.semaphore("s", 1);
         PermitHold first = sem.acquire(1);
-        store.slowHandOff = new CountDownLatch(1);
         store.loseHoldBeforeHandOff = true;
+        CompletableFuture<Void> release = releaseWhileTheWaiterTimesOut(sem, first);
+        assertThat(release).as("the release of a lost hold fails").failsWithin(Duration.ofSeconds(5));
+        assertThat(server.residue("s"))
+                .as("the queue entry of the waiter that left, abandoned")
+                .isEmpty();
+        assertThat(sem.availablePermits()).isEqualTo(1);
+    }
+
+    /**
+     * Queues a waiter of {@code sem} (an 800 ms wait) behind {@code first}, then releases {@code first} with the
+     * hand-off to that waiter held back until the wait has run out; returns the release, which the hand-off then ends.
+     */
+    private CompletableFuture<Void> releaseWhileTheWaiterTimesOut(
+            io.distlock.DistributedSemaphore sem, PermitHold first) throws Exception {
+        store.slowHandOff = new CountDownLatch(1);
         CompletableFuture<Optional<PermitHold>> waiter = CompletableFuture.supplyAsync(() -> {
             try {
                 return sem.tryAcquire(1, Duration.ofMillis(800));
@@ -184,11 +170,7 @@ class ClaimHandOffTest {
                 .as("the wait ran out during the hand-off")
                 .isEmpty();
         store.slowHandOff.countDown();
-        assertThat(release).as("the release of a lost hold fails").failsWithin(Duration.ofSeconds(5));
-        assertThat(server.residue("s"))
-                .as("the queue entry of the waiter that left, abandoned")
-                .isEmpty();
-        assertThat(sem.availablePermits()).isEqualTo(1);
+        return release;
     }
 
     private static PermitHold acquire(io.distlock.DistributedSemaphore sem) {
