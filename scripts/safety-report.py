@@ -58,7 +58,7 @@ def ms(v):
 
 ORDER = ["G1", "G3", "G5", "Z4", "R4", "X1", "C4", "E2", "J1", "G2", "G4", "G7", "G8a", "G8b",
          "G9-nopersist", "G9-everysec", "G9-always", "G9-delayed", "R2", "R1-volatile", "R1-allkeys", "Z1", "Z2", "E3",
-         "E4", "SF", "C1", "C3", "G11", "K1", "J4", "J4-stop", "J5", "K2", "X4", "X2", "X6", "G10", "G10k", "E5", "E7",
+         "E4", "SF", "C1", "C2", "C3", "G11", "K1", "J4", "J4-stop", "J5", "K2", "X4", "X2", "X6", "G10", "G10k", "E5", "E7",
          "J3",
          "Z3", "Z3-leader", "Z3-in", "Z3-out", "Z3-leader-in", "Z3-leader-out", "Z3-link", "Z3-minority",
          "Z3-minority-holder", "E6", "E6-leader", "E6-in", "E6-out", "E6-leader-in", "E6-leader-out", "E6-link",

@@ -63,4 +63,10 @@ class RedisClusterSafetyIT {
     void c1_manualFailoverOfTheLocksShard() throws Exception {
         Tier2StoreScenarios.c1ClusterFailover(store, SafetySeeds.seed());
     }
+
+    @Test
+    @Tag("tier2")
+    void c2_automaticFailoverOfTheLocksShard() throws Exception {
+        Tier2StoreScenarios.c2AutomaticFailover(store, SafetySeeds.seed());
+    }
 }

@@ -25,7 +25,7 @@ import java.util.regex.Pattern;
 
 /**
  * Tier-2 scenarios that need a particular store: server pauses (G8), crashes and restarts (G9, Z2, E3), session
- * expiry (Z1), lease revocation (E4), and the Redis failovers (Sentinel, Cluster C1).
+ * expiry (Z1), lease revocation (E4), and the Redis failovers (Sentinel, Cluster C1 and C2).
  */
 final class Tier2StoreScenarios {
     private static final Pattern ETCD_STATUS =
@@ -241,8 +241,72 @@ final class Tier2StoreScenarios {
                 List.of(S2));
     }
 
+    /**
+     * C2: the master of the lock's shard is stopped (SIGSTOP) past {@code cluster-node-timeout} (2 s), so the cluster
+     * promotes its replica on its own, then continued: it comes back as the new master's replica. Replication is
+     * asynchronous, so the newest holds and tokens may not have reached the replica: S1, S2 and LIN are DOC, the fence
+     * (S3), recovery (L3) and leftovers (L4) MUST.
+     */
+    static CheckReport c2AutomaticFailover(RedisStores.Cluster store, long seed) throws InterruptedException {
+        return underLoad(
+                store,
+                seed,
+                "C2",
+                "the lock's shard master stopped past the node timeout (automatic failover)",
+                Timing.seconds(24),
+                s -> {
+                    String key = s.prefix + "{" + s.key() + "}:hold";
+                    int master = masterOfShard(store, key);
+                    int replica = replicaOfShard(store, key);
+                    Duration stop = Duration.ofSeconds(6);
+                    long pid = ProcessFaults.pidOfServerOn(master);
+                    s.note("stopping master " + master + " (replica " + replica + ")");
+                    Fault f = ProcessFaults.pause(pid, "master:" + master, stop, s.faultLog());
+                    f.awaitHealed(stop.plusSeconds(10));
+                    long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                    while (!(RedisServer.command(replica, "ROLE").startsWith("master")
+                                    && RedisServer.command(master, "ROLE").startsWith("slave"))
+                            && System.nanoTime() - end < 0) {
+                        Timing.sleep(Duration.ofMillis(200));
+                    }
+                    s.note("after the stop: " + replica + " is "
+                            + RedisServer.command(replica, "ROLE").split("\n")[0] + ", " + master + " is "
+                            + RedisServer.command(master, "ROLE").split("\n")[0]);
+                },
+                List.of(S3, L3, L4),
+                List.of(S1, S2, LIN));
+    }
+
+    /** The port of the master that owns {@code key}'s slot. */
+    static int masterOfShard(RedisStores.Cluster store, String key) {
+        String id = masterIdOfShard(store, key);
+        for (String line : RedisServer.command(store.cluster.ports().get(0), "CLUSTER", "NODES")
+                .split("\n")) {
+            String[] f = line.split(" ");
+            if (f[0].equals(id)) {
+                String addr = f[1].split("@")[0];
+                return Integer.parseInt(addr.substring(addr.lastIndexOf(':') + 1));
+            }
+        }
+        throw new IllegalStateException("no master " + id);
+    }
+
     /** The port of a replica of the master that owns {@code key}'s slot. */
     static int replicaOfShard(RedisStores.Cluster store, String key) {
+        String masterId = masterIdOfShard(store, key);
+        for (String line : RedisServer.command(store.cluster.ports().get(0), "CLUSTER", "NODES")
+                .split("\n")) {
+            String[] f = line.split(" ");
+            if (f[2].contains("slave") && f[3].equals(masterId)) {
+                String addr = f[1].split("@")[0];
+                return Integer.parseInt(addr.substring(addr.lastIndexOf(':') + 1));
+            }
+        }
+        throw new IllegalStateException("no replica of master " + masterId);
+    }
+
+    /** The node id of the master that owns {@code key}'s slot. */
+    private static String masterIdOfShard(RedisStores.Cluster store, String key) {
         int any = store.cluster.ports().get(0);
         int slot = Integer.parseInt(RedisServer.command(any, "CLUSTER", "KEYSLOT", key));
         String masterId = null;
@@ -264,13 +328,9 @@ final class Tier2StoreScenarios {
                 }
             }
         }
-        for (String line : lines) {
-            String[] f = line.split(" ");
-            if (f[2].contains("slave") && f[3].equals(masterId)) {
-                String addr = f[1].split("@")[0];
-                return Integer.parseInt(addr.substring(addr.lastIndexOf(':') + 1));
-            }
+        if (masterId == null) {
+            throw new IllegalStateException("no master of slot " + slot);
         }
-        throw new IllegalStateException("no replica of the master of slot " + slot);
+        return masterId;
     }
 }
