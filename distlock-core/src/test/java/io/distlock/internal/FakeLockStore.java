@@ -167,11 +167,22 @@ final class FakeLockStore
         return answers;
     }
 
+    /** Run by every release and releaseAll before the store changes (a test may block it: a store that never answers). */
+    volatile @Nullable Runnable duringRelease;
+
+    private void maybeHoldRelease() {
+        Runnable r = duringRelease;
+        if (r != null) {
+            r.run();
+        }
+    }
+
     @Override
     public List<Boolean> releaseAll(List<HeldClaim> holds) {
         releaseAllCalls.incrementAndGet();
         log.add("releaseAll " + holds.stream().map(h -> h.key().name()).toList());
         maybeFail();
+        maybeHoldRelease();
         List<Boolean> answers = new ArrayList<>();
         for (HeldClaim h : holds) {
             boolean released = releaseQuietly(h.key(), h.owner());
@@ -227,6 +238,7 @@ final class FakeLockStore
         releaseCalls.incrementAndGet();
         log.add("release " + hold.key().name());
         maybeFail();
+        maybeHoldRelease();
         boolean released = releaseQuietly(hold.key(), hold.owner());
         if (released && releasePublishes) {
             publish(hold.key().name());

@@ -109,6 +109,35 @@ class LockEngineEndingTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Timeout(60)
+    void shutdownHook_storeNeverAnswers_returnsAfterItsBound() throws Exception {
+        LockEngine holder = engine(Duration.ofSeconds(30));
+        holder.lock("a").lock();
+        java.util.concurrent.CountDownLatch never = new java.util.concurrent.CountDownLatch(1);
+        store.duringRelease = () -> {
+            try {
+                never.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        try {
+            Thread hook = holder.shutdownHook();
+            long start = System.nanoTime();
+            hook.start(); // as the JVM would at SIGTERM, with the release never answered
+            hook.join(30_000);
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            assertThat(hook.isAlive())
+                    .as("the hook ended although the close could not")
+                    .isFalse();
+            assertThat(millis).as("it waited for the close first").isGreaterThanOrEqualTo(4_000L);
+        } finally {
+            store.duringRelease = null;
+            never.countDown();
+        }
+    }
+
+    @Test
     void close_removesTheShutdownHook() {
         LockEngine e = engine(Duration.ofSeconds(30));
         Thread hook = e.shutdownHook();
