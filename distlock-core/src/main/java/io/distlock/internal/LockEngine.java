@@ -122,9 +122,8 @@ public final class LockEngine implements LockClient {
     private final java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
     /** Closes the engine when the JVM shuts down; removed by {@link #close()}. */
     private final Thread shutdownHook;
-    /** The threads that have an owner id, weakly: a thread that ended may still hold a lock nobody can unlock. */
-    private final java.util.Map<OwnerId, java.lang.ref.WeakReference<Thread>> ownerThreads =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    /** The threads that have an owner id: a thread that ended may still hold a lock nobody can unlock. */
+    private final EndedThreadHolds endedThreads;
 
     private LockEngine(ClaimStore store, ClaimAdmin adminStore, EngineConfig config) {
         this.store = Objects.requireNonNull(store, "store");
@@ -132,12 +131,6 @@ public final class LockEngine implements LockClient {
         this.config = Objects.requireNonNull(config, "config");
         this.clientId = config.clientId();
         String id = clientId;
-        this.threadOwners = ThreadLocal.withInitial(() -> {
-            Thread t = Thread.currentThread();
-            OwnerId owner = new OwnerId(id + ":t" + threadId(t));
-            ownerThreads.put(owner, new java.lang.ref.WeakReference<>(t));
-            return owner;
-        });
         this.ticker = config.ticker();
         this.scheduler = daemonExecutor("distlock-timers-" + OwnerId.redact(clientId));
         this.renewer = daemonExecutor("distlock-watchdog-" + OwnerId.redact(clientId));
@@ -145,6 +138,13 @@ public final class LockEngine implements LockClient {
         this.async = new AsyncSupport(config.asyncExecutor(), scheduler, waiterLimit, clientId);
         this.leases = new LockLeases(states, store, config, scheduler, renewer);
         this.releaser = new LockReleaser(this, config, leases);
+        this.endedThreads = new EndedThreadHolds(states, releaser);
+        this.threadOwners = ThreadLocal.withInitial(() -> {
+            Thread t = Thread.currentThread();
+            OwnerId owner = new OwnerId(id + ":t" + threadId(t));
+            endedThreads.register(owner, t);
+            return owner;
+        });
         this.acquirer = new LockAcquirer(this, config, leases);
         this.claims = kinds.contains(Claim.Kind.READ_WRITE_LOCK) || kinds.contains(Claim.Kind.SEMAPHORE)
                 ? new ClaimEngine(this, store, config, scheduler)
@@ -238,48 +238,7 @@ public final class LockEngine implements LockClient {
             c.tick();
         }
         // after the renewals: a release that waits on a slow store never holds back another hold's renewal
-        releaseHoldsOfEndedThreads();
-    }
-
-    /**
-     * Releases the Lock-view holds of threads that have ended (an uncaught exception, a pool that retired its thread)
-     * without unlocking: nobody can unlock them, and the watchdog would renew them until the client closes.
-     */
-    void releaseHoldsOfEndedThreads() {
-        java.util.Set<OwnerId> ended = new java.util.HashSet<>();
-        ownerThreads.forEach((owner, ref) -> {
-            Thread t = ref.get();
-            if (t == null || !t.isAlive()) {
-                ended.add(owner);
-            }
-        });
-        if (ended.isEmpty()) {
-            return;
-        }
-        List<HoldImpl> orphans = new java.util.ArrayList<>();
-        for (LockState s : states.all()) {
-            s.mutex.lock();
-            try {
-                HoldImpl h = s.holder;
-                if (h != null && h.threadView && h.isActive() && ended.contains(h.owner)) {
-                    orphans.add(h);
-                }
-            } finally {
-                s.mutex.unlock();
-            }
-        }
-        for (HoldImpl h : orphans) {
-            log.warn(
-                    "distlock: a thread ended holding lock '{}' (token {}) without unlocking it; releasing it",
-                    h.name(),
-                    h.fencingToken);
-            try {
-                releaser.release(h);
-            } catch (RuntimeException e) {
-                log.warn("distlock: releasing '{}' of an ended thread failed; it expires with its lease", h.name(), e);
-            }
-        }
-        ended.forEach(ownerThreads::remove);
+        endedThreads.release();
     }
 
     private void expireOverdue() {

@@ -31,7 +31,7 @@ final class PartitionScenarios {
 
     static CheckReport memberCutOff(PartitionStores.Partitioned store, long seed, boolean leader)
             throws InterruptedException {
-        String base = store instanceof PartitionStores.ZooKeeper ? "Z3" : "E6";
+        String base = base(store);
         String id = leader ? base + "-leader" : base;
         String title = leader
                 ? "leader cut off from the other servers and the clients"
@@ -49,7 +49,7 @@ final class PartitionScenarios {
      */
     static CheckReport cutOneWay(PartitionStores.Partitioned store, long seed, NetNamespaces.Way way, boolean leader)
             throws InterruptedException {
-        String base = store instanceof PartitionStores.ZooKeeper ? "Z3" : "E6";
+        String base = base(store);
         String id = base + (leader ? "-leader" : "") + (way == NetNamespaces.Way.IN ? "-in" : "-out");
         String who = leader ? "leader" : "holder's server";
         String title = way == NetNamespaces.Way.IN
@@ -72,7 +72,7 @@ final class PartitionScenarios {
      * hears of, and the third member sees both: every MUST property holds, with the lock state kept by a majority.
      */
     static CheckReport linkCut(PartitionStores.Partitioned store, long seed) throws InterruptedException {
-        String base = store instanceof PartitionStores.ZooKeeper ? "Z3" : "E6";
+        String base = base(store);
         return cutOff(
                 store,
                 seed,
@@ -95,7 +95,7 @@ final class PartitionScenarios {
      * majority or be told its hold is gone, never go on believing in it.
      */
     static CheckReport minorityWithClients(PartitionStores.Partitioned store, long seed) throws InterruptedException {
-        String base = store instanceof PartitionStores.ZooKeeper ? "Z3" : "E6";
+        String base = base(store);
         return cutOff(
                 store,
                 seed,
@@ -113,7 +113,7 @@ final class PartitionScenarios {
      */
     static CheckReport minorityWithHolderStuck(PartitionStores.Partitioned store, long seed)
             throws InterruptedException {
-        String base = store instanceof PartitionStores.ZooKeeper ? "Z3" : "E6";
+        String base = base(store);
         return cutOff(
                 store,
                 seed,
@@ -130,6 +130,11 @@ final class PartitionScenarios {
                     return store.net.split(java.util.Set.of(member), "m" + member, cut, s.faultLog());
                 },
                 " from the other members only, its holder's links to them blackholed");
+    }
+
+    /** The id the catalogue gives partitions of this store: Z3 (ZooKeeper) or E6 (etcd). */
+    private static String base(PartitionStores.Partitioned store) {
+        return store instanceof PartitionStores.ZooKeeper ? "Z3" : "E6";
     }
 
     /** Starts the fault of a scenario on the chosen member. */
