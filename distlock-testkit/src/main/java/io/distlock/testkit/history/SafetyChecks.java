@@ -77,6 +77,7 @@ final class SafetyChecks {
 
     static PropertyResult s2(List<Acquisition> acquisitions) {
         List<Violation> out = new ArrayList<>();
+        int duplicates = 0;
         for (List<Acquisition> perKey : byKey(acquisitions).values()) {
             List<Acquisition> ok = new ArrayList<>(
                     perKey.stream().filter(a -> a.ok() && a.token() != null).toList());
@@ -116,11 +117,16 @@ final class SafetyChecks {
                             a.okAt(),
                             "token " + a.token() + " issued twice: " + other.acq() + " (" + other.process() + ") and "
                                     + a.acq() + " (" + a.process() + ")"));
+                    duplicates++;
                 }
             }
         }
         out.sort(Comparator.comparingLong(Violation::from));
-        return PropertyResult.judged(Property.S2, out, null, out.size() + " out-of-order or duplicate tokens");
+        return PropertyResult.judged(
+                Property.S2,
+                out,
+                null,
+                (out.size() - duplicates) + " out-of-order tokens, " + duplicates + " tokens issued twice");
     }
 
     /** The index of the last element below {@code t} in ascending {@code times}, or -1. */

@@ -100,6 +100,7 @@ class HistoryCheckerTest {
 
         assertThat(report.result(Property.S2).violations())
                 .anySatisfy(v -> assertThat(v.message()).contains("token 3 issued twice"));
+        assertThat(report.result(Property.S2).summary()).isEqualTo("0 out-of-order tokens, 1 tokens issued twice");
     }
 
     @Test
