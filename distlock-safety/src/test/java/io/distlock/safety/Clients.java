@@ -18,7 +18,8 @@ import java.util.StringJoiner;
 /**
  * Lock clients described by a one-line spec, so that the parent test and the worker JVMs it starts make the same
  * client: {@code kind=redis|uri=redis://127.0.0.1:6380|lease=2000|id=c1|prefix=s1:}. Kinds: {@code redis}, {@code
- * redis-cluster} (uri is a comma-separated list), {@code zookeeper} (uri is the connect string, {@code session} in
+ * redis-cluster} (uri is a comma-separated list; {@code replicas} and {@code replicaTimeout} in ms turn on {@code
+ * replicaAcks} for {@code redis}), {@code zookeeper} (uri is the connect string, {@code session} in
  * ms), {@code etcd} (uri is the endpoints), {@code redlock} (uri is the nodes' URIs, {@code timeout} the node timeout
  * in ms), {@code jdbc} (uri is the JDBC URL, with {@code user}, {@code password},
  * {@code mode}, {@code table}). {@code broken=true} wraps the client in {@link BrokenLockClient}.
@@ -81,12 +82,15 @@ final class Clients {
         String id = get(m, "id");
         switch (get(m, "kind")) {
             case "redis":
-                return RedisLockClient.builder()
+                RedisLockClient.Builder redis = RedisLockClient.builder()
                         .uri(get(m, "uri"))
                         .keyPrefix(get(m, "prefix"))
                         .leaseTime(millis(m, "lease"))
-                        .clientId(id)
-                        .build();
+                        .clientId(id);
+                if (m.containsKey("replicas")) {
+                    redis.replicaAcks(Integer.parseInt(get(m, "replicas")), millis(m, "replicaTimeout"));
+                }
+                return redis.build();
             case "redis-cluster":
                 return RedisLockClient.builder()
                         .cluster(get(m, "uri").split(","))

@@ -171,6 +171,12 @@ public final class RedisSentinelSet implements BeforeAllCallback, AfterAllCallba
 
     private int startData(Path d, @Nullable Integer masterPort) {
         int port = RedisServer.freePort();
+        launchData(d, port, masterPort);
+        dataPorts.add(port);
+        return port;
+    }
+
+    private void launchData(Path d, int port, @Nullable Integer masterPort) {
         List<String> command = new ArrayList<>(List.of(
                 RedisServer.binary(),
                 "--port",
@@ -198,11 +204,33 @@ public final class RedisSentinelSet implements BeforeAllCallback, AfterAllCallba
         }
         Process p = RedisServer.launch(command, d.resolve("redis-" + port + ".out"));
         processes.add(p);
-        dataPorts.add(port);
         if (!RedisServer.awaitPing(port, p, Duration.ofSeconds(10))) {
             throw new IllegalStateException("redis-server did not start on port " + port + "; see " + d);
         }
-        return port;
+    }
+
+    /**
+     * Starts the data node of {@code port} again, after it was killed, as an empty replica of the current master (what
+     * Sentinel would make of a failed master that comes back, without its wait of several seconds), and waits until
+     * every replica is in sync with the master.
+     *
+     * @throws IllegalArgumentException if {@code port} is not one of {@link #dataPorts()}
+     * @throws IllegalStateException if a process still listens on it, or the replicas do not get in sync
+     */
+    public synchronized void restartAsReplica(int port) {
+        Path d = dir;
+        if (d == null || !dataPorts.contains(port)) {
+            throw new IllegalArgumentException("not a data node of this set: " + port);
+        }
+        if (RedisServer.awaitPing(port, null, Duration.ofMillis(200))) {
+            throw new IllegalStateException("the data node on " + port + " is still running");
+        }
+        int master = masterPort();
+        if (master == port) {
+            throw new IllegalStateException("Sentinel still names " + port + " the master");
+        }
+        launchData(d, port, master);
+        awaitReplicasOnline(master);
     }
 
     /**
