@@ -4,6 +4,11 @@ import io.distlock.DistributedLockException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -20,11 +25,16 @@ final class Db {
     static final int ATTEMPTS = 5;
     private static final long RETRY_BASE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
+    /** The drivers' own connection types on the class path, which a pool's or a framework's wrapper unwraps to. */
+    private static final List<Class<?>> DRIVER_CONNECTIONS = driverConnections();
+
     final DataSource dataSource;
     final Dialect dialect;
     final String table;
     /** The database clock in epoch milliseconds, as a SQL expression. */
     final String now;
+    /** The driver connections that holds have pinned now (session modes), by identity; see {@link #pinned}. */
+    private final Map<Object, Boolean> pinnedConnections = Collections.synchronizedMap(new IdentityHashMap<>());
 
     Db(DataSource dataSource, Dialect dialect, String table) {
         this.dataSource = dataSource;
@@ -132,13 +142,27 @@ final class Db {
         }
     }
 
-    /** A connection from the pool, even if the calling thread is interrupted (the interrupt is kept). */
+    /**
+     * A connection from the pool, even if the calling thread is interrupted (the interrupt is kept). Refused when the
+     * DataSource hands out the driver connection of a hold (see {@link #pinned}).
+     */
     Connection connection() throws SQLException {
         boolean interrupted = false;
         try {
             for (int attempt = 1; ; attempt++) {
                 try {
-                    return dataSource.getConnection();
+                    Connection c = dataSource.getConnection();
+                    if (!pinnedConnections.isEmpty() && pinnedConnections.containsKey(driverConnection(c))) {
+                        // not closed: closing a connection the DataSource shares may end the hold's session
+                        throw new SQLException(
+                                "the DataSource handed out the connection that a hold of this client has pinned:"
+                                        + " modes ROW_LOCK and ADVISORY need a DataSource that gives each caller a"
+                                        + " connection of its own (a pool), not one that shares a connection"
+                                        + " (SingleConnectionDataSource, TransactionAwareDataSourceProxy in a"
+                                        + " transaction); refused rather than run on the hold's session",
+                                "55000");
+                    }
+                    return c;
                 } catch (SQLException e) {
                     if (!Thread.interrupted() || attempt >= ATTEMPTS) {
                         throw e;
@@ -151,6 +175,51 @@ final class Db {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * Marks {@code c} as a hold's pinned connection and returns the key to unpin it with: until {@link #unpinned},
+     * {@link #connection()} refuses it. A DataSource that hands it out again (one connection shared by every caller)
+     * would otherwise run the client's other statements on the hold's session, where a renewal's {@code
+     * setAutoCommit(true)} commits the transaction that is a ROW_LOCK hold while the session, still alive, keeps the
+     * hold "held".
+     */
+    Object pinned(Connection c) {
+        Object driver = driverConnection(c);
+        pinnedConnections.put(driver, Boolean.TRUE);
+        return driver;
+    }
+
+    /** Ends {@link #pinned}: {@code driver} is what it returned (a closed wrapper may no longer unwrap). */
+    void unpinned(Object driver) {
+        pinnedConnections.remove(driver);
+    }
+
+    /** The driver's own connection under any wrappers (a pool's, a framework's), or {@code c} if none is known. */
+    private static Object driverConnection(Connection c) {
+        for (Class<?> type : DRIVER_CONNECTIONS) {
+            try {
+                if (c.isWrapperFor(type)) {
+                    return c.unwrap(type);
+                }
+            } catch (SQLException | RuntimeException e) {
+                // not this driver's
+            }
+        }
+        return c;
+    }
+
+    private static List<Class<?>> driverConnections() {
+        List<Class<?>> types = new ArrayList<>();
+        for (String name : List.of(
+                "org.postgresql.PGConnection", "org.mariadb.jdbc.Connection", "com.mysql.cj.jdbc.JdbcConnection")) {
+            try {
+                types.add(Class.forName(name, false, Db.class.getClassLoader()));
+            } catch (ClassNotFoundException | LinkageError e) {
+                // that driver is not on the class path
+            }
+        }
+        return List.copyOf(types);
     }
 
     static DistributedLockException failure(String what, SQLException e) {

@@ -102,11 +102,15 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
     private static final class Pin {
         final Connection connection;
         final long sessionId;
+        /** What {@link Db#pinned} returned for the connection. */
+        final Object driver;
+
         int holds = 1;
 
-        Pin(Connection connection, long sessionId) {
+        Pin(Connection connection, long sessionId, Object driver) {
             this.connection = connection;
             this.sessionId = sessionId;
+            this.driver = driver;
         }
     }
 
@@ -241,7 +245,8 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
             long sessionId = Dialect.queryLong(c, db.dialect.sessionIdQuery());
             sessions.put(
                     id(key, owner),
-                    new Session(new Pin(c, sessionId), key, Claim.Kind.LOCK, Mode.EXCLUSIVE, owner, token));
+                    new Session(
+                            new Pin(c, sessionId, db.pinned(c)), key, Claim.Kind.LOCK, Mode.EXCLUSIVE, owner, token));
             if (queued) {
                 db.autocommit("dequeue of '" + abbreviate(key) + "'", q -> queue.remove(q, hash, owner.value()));
             }
@@ -354,7 +359,7 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
             }
             long token = db.dialect.nextToken(c, db.table);
             long sessionId = Dialect.queryLong(c, db.dialect.sessionIdQuery());
-            granted = new Session(new Pin(c, sessionId), key, claim.kind(), mode, owner, token);
+            granted = new Session(new Pin(c, sessionId, db.pinned(c)), key, claim.kind(), mode, owner, token);
             sessions.put(id, granted);
             if (queued) {
                 db.autocommit("dequeue of '" + abbreviate(key) + "'", q -> queue.remove(q, hash, me));
@@ -498,6 +503,8 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
                     if (!released) {
                         mechanism.reset(s.connection);
                     }
+                    // before the close: the pool may hand the connection to another thread at once
+                    db.unpinned(pin.driver);
                     s.connection.close();
                 }
             } catch (SQLException e) {
@@ -505,6 +512,9 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
                 // on it, if any, which its next renewal reports gone)
                 log.debug(
                         "distlock: ending the session of '{}' failed; the database releases it", abbreviate(s.key), e);
+                if (last) {
+                    db.unpinned(pin.driver);
+                }
                 discard(s.connection);
                 released = false;
             } finally {
