@@ -52,7 +52,9 @@ import org.slf4j.LoggerFactory;
  *
  * Renewal extends every hold of the client in one UPDATE ... WHERE (name_hash, owner) IN (...) AND expires_at > now;
  * only when fewer rows than holds were updated does a SELECT find which ones are gone. Release and abandon are
- * owner-checked DELETEs. Hand-off is one UPDATE guarded by the old owner and a live lease: for it to succeed, nobody
+ * owner-checked DELETEs. A release retried after an attempt that failed once its work had run (its commit sent, the
+ * answer lost) and that finds no row of the owner cannot tell a hold it released from one that expired and went: it
+ * fails with DistributedLockException instead of reporting the hold lost. Hand-off is one UPDATE guarded by the old owner and a live lease: for it to succeed, nobody
  * can have been granted the name since the token was drawn.
  *
  * On PostgreSQL the statement that deletes a hold also sends NOTIFY <table>_release with the name hash as payload;
@@ -220,7 +222,11 @@ final class JdbcTableLockStore implements JdbcStore, HandsOff, CounterStore {
         LockKey key = hold.key();
         OwnerId owner = hold.owner();
         String hash = Names.hash(key.name());
+        boolean[] ranBefore = {false};
         return db.transaction("release of '" + abbreviate(key.name()) + "'", c -> {
+            // an attempt that ran before and failed may have committed its delete: only its answer was lost
+            boolean retry = ranBefore[0];
+            ranBefore[0] = true;
             int live;
             try (PreparedStatement ps = c.prepareStatement(
                     "DELETE FROM " + t + " WHERE name_hash = ? AND owner = ? AND expires_at > " + db.now)) {
@@ -234,7 +240,13 @@ final class JdbcTableLockStore implements JdbcStore, HandsOff, CounterStore {
                         c.prepareStatement("DELETE FROM " + t + " WHERE name_hash = ? AND owner = ?")) {
                     ps.setString(1, hash);
                     ps.setString(2, owner.value());
-                    ps.executeUpdate();
+                    if (ps.executeUpdate() == 0 && retry) {
+                        // no row of ours at all: an earlier attempt may have deleted it (released) or it expired and
+                        // went (lost); "lost" would claim the hold ended before the release, which is not known
+                        // not transient: Db fails the release with it (a DistributedLockException), no retry
+                        throw new SQLException("an attempt whose answer was lost may have released the hold, which"
+                                + " is gone; whether it was released or had been lost is unknown");
+                    }
                 }
                 return false;
             }

@@ -22,7 +22,7 @@ import java.util.StringJoiner;
  * replicaAcks} for {@code redis}), {@code zookeeper} (uri is the connect string, {@code session} in
  * ms), {@code etcd} (uri is the endpoints), {@code redlock} (uri is the nodes' URIs, {@code timeout} the node timeout
  * in ms), {@code jdbc} (uri is the JDBC URL, with {@code user}, {@code password},
- * {@code mode}, {@code table}). {@code broken=true} wraps the client in {@link BrokenLockClient}.
+ * {@code mode}, {@code table}, and optionally {@code commitHook}: see {@link CommitHooks}). {@code broken=true} wraps the client in {@link BrokenLockClient}.
  */
 final class Clients {
     private Clients() {}
@@ -161,8 +161,9 @@ final class Clients {
         }
         HikariDataSource pool = new HikariDataSource(config);
         try {
+            String hook = m.get("commitHook");
             JdbcLockClient client = JdbcLockClient.builder()
-                    .dataSource(pool)
+                    .dataSource(hook == null ? pool : CommitHooks.wrap(pool, hook))
                     .tableName(get(m, "table"))
                     .mode(JdbcLockClient.Mode.valueOf(get(m, "mode")))
                     .leaseTime(millis(m, "lease"))

@@ -63,6 +63,12 @@ class EtcdSafetyIT implements ClientFaultTests {
 
     @Test
     @Tag("tier2")
+    void g6_releaseReplyLost() throws Exception {
+        ReleaseFaultScenarios.g6ReleaseReplyLost(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
     void g7_degradedNetwork() throws Exception {
         Tier2Scenarios.g7DegradedNetwork(store, SafetySeeds.seed());
     }

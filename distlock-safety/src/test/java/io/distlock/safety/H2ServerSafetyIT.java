@@ -57,6 +57,12 @@ class H2ServerSafetyIT implements ClientFaultTests {
 
     @Test
     @Tag("tier2")
+    void g6_releaseReplyLost() throws Exception {
+        ReleaseFaultScenarios.g6ReleaseReplyLost(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
     void g7_degradedNetwork() throws Exception {
         Tier2Scenarios.g7DegradedNetwork(store, SafetySeeds.seed());
     }

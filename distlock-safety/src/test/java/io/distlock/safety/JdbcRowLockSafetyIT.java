@@ -76,6 +76,18 @@ class JdbcRowLockSafetyIT {
 
     @Test
     @Tag("tier2")
+    void g6_releaseReplyLost_mariadb() throws Exception {
+        ReleaseFaultScenarios.g6ReleaseReplyLost(mariadb, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void g6_releaseReplyLost_postgres() throws Exception {
+        ReleaseFaultScenarios.g6ReleaseReplyLost(postgres, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
     void j1_holdersSessionKilled_mariadb() throws Exception {
         Tier1Scenarios.j1SessionKilled(mariadb, SafetySeeds.seed());
     }

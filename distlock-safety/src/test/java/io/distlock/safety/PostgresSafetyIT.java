@@ -75,6 +75,12 @@ class PostgresSafetyIT implements ClientFaultTests {
 
     @Test
     @Tag("tier2")
+    void g6_releaseReplyLost() throws Exception {
+        ReleaseFaultScenarios.g6ReleaseReplyLost(table, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
     void g7_degradedNetwork() throws Exception {
         Tier2Scenarios.g7DegradedNetwork(table, SafetySeeds.seed());
     }

@@ -100,6 +100,48 @@ class RedisSafetyIT implements ClientFaultTests {
 
     @Test
     @Tag("tier2")
+    void g6_releaseReplyLost() throws Exception {
+        ReleaseFaultScenarios.g6ReleaseReplyLost(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void r5_debugSleep_halfTheLease() throws Exception {
+        ServerStallScenarios.r5ServerStalled(SafetySeeds.seed(), "sleep", RedisStores.LEASE.dividedBy(2), "a");
+    }
+
+    @Test
+    @Tag("tier2")
+    void r5_debugSleep_twiceTheLease() throws Exception {
+        ServerStallScenarios.r5ServerStalled(SafetySeeds.seed(), "sleep", RedisStores.LEASE.multipliedBy(2), "b");
+    }
+
+    @Test
+    @Tag("tier2")
+    void r5_clientPauseAll_halfTheLease() throws Exception {
+        ServerStallScenarios.r5ServerStalled(SafetySeeds.seed(), "pause-all", RedisStores.LEASE.dividedBy(2), "a");
+    }
+
+    @Test
+    @Tag("tier2")
+    void r5_clientPauseAll_twiceTheLease() throws Exception {
+        ServerStallScenarios.r5ServerStalled(SafetySeeds.seed(), "pause-all", RedisStores.LEASE.multipliedBy(2), "b");
+    }
+
+    @Test
+    @Tag("tier2")
+    void r5_clientPauseWrite_halfTheLease() throws Exception {
+        ServerStallScenarios.r5ServerStalled(SafetySeeds.seed(), "pause-write", RedisStores.LEASE.dividedBy(2), "a");
+    }
+
+    @Test
+    @Tag("tier2")
+    void r5_clientPauseWrite_twiceTheLease() throws Exception {
+        ServerStallScenarios.r5ServerStalled(SafetySeeds.seed(), "pause-write", RedisStores.LEASE.multipliedBy(2), "b");
+    }
+
+    @Test
+    @Tag("tier2")
     void g9_restart_noPersistence_immediately() throws Exception {
         Tier2StoreScenarios.g9RedisRestart(SafetySeeds.seed(), "-nopersist", Duration.ZERO, false);
     }
