@@ -33,8 +33,8 @@ import org.apache.curator.retry.RetryNTimes;
 
 /**
  * Crashes of a whole consensus cluster, or of a majority of it, while a client holds: Z6 of FAULTS.md (the ZooKeeper
- * ensemble down for less and for more than the session timeout) and G9's consensus half on etcd (the whole cluster,
- * or a majority, killed and restarted with its data).
+ * ensemble down for less and for more than the session timeout) and G9's consensus half (the whole etcd cluster, or
+ * the leader and a follower of etcd or ZooKeeper, killed and restarted with their data).
  *
  * <p>Each runs the fenced-counter load of {@link Tier2StoreScenarios#underLoad} (c1 holds 800 ms at a time, c2 and c3
  * are quick), waits until c1 has just taken the lock, and kills the members (SIGKILL) at once; after {@code down} it
@@ -63,28 +63,67 @@ final class EnsembleRestartScenarios {
     /** Z6: every member of the ensemble killed while c1 holds, all restarted with their data after {@code down}. */
     static CheckReport z6EnsembleDown(ConsensusStores.ZooKeeper store, long seed, Duration down, String variant)
             throws InterruptedException {
+        return zooKeeperCrash(
+                store,
+                seed,
+                "Z6" + variant,
+                "whole ZooKeeper ensemble down " + down.toMillis() + " ms (session "
+                        + ConsensusStores.ZooKeeper.SESSION.toMillis() + " ms)",
+                true,
+                down);
+    }
+
+    /** G9 on ZooKeeper: the leader and one follower killed while c1 holds, restarted with their data after 1 s. */
+    static CheckReport g9ZooKeeperMajority(ConsensusStores.ZooKeeper store, long seed) throws InterruptedException {
+        return zooKeeperCrash(
+                store,
+                seed,
+                "G9-majority",
+                "ZooKeeper leader and a follower killed, restarted after 1000 ms",
+                false,
+                Duration.ofSeconds(1));
+    }
+
+    private static CheckReport zooKeeperCrash(
+            ConsensusStores.ZooKeeper store, long seed, String id, String title, boolean whole, Duration down)
+            throws InterruptedException {
         ZooKeeperEnsemble ensemble = store.ensemble;
-        List<Integer> all = List.of(0, 1, 2);
         try (CuratorFramework admin =
                 CuratorFrameworkFactory.newClient(ensemble.connectString(), 4_000, 2_000, new RetryNTimes(3, 200))) {
             admin.start();
             return Tier2StoreScenarios.underLoad(
                     store,
                     seed,
-                    "Z6" + variant,
-                    "whole ZooKeeper ensemble down " + down.toMillis() + " ms (session "
-                            + ConsensusStores.ZooKeeper.SESSION.toMillis() + " ms)",
+                    id,
+                    title,
                     Timing.seconds(18).plus(down),
-                    s -> crashAndMeasure(
-                            s,
-                            "zookeeper:all",
-                            down,
-                            () -> {
-                                killAtOnce(all.stream().map(ensemble::pid).toList());
-                                all.forEach(ensemble::kill);
-                            },
-                            () -> ensemble.restart(all, Duration.ofSeconds(90)),
-                            () -> zooKeeperHead(admin, s.prefix)),
+                    s -> {
+                        List<Integer> members = new ArrayList<>();
+                        if (whole) {
+                            members.addAll(List.of(0, 1, 2));
+                        } else {
+                            int leader = ensemble.leader();
+                            if (leader < 0) {
+                                throw new IllegalStateException("no ZooKeeper leader");
+                            }
+                            members.add(leader);
+                            members.add((leader + 1) % 3);
+                            s.note("leader is member " + leader + "; killing it and member " + members.get(1));
+                        }
+                        StringJoiner target = new StringJoiner("+", "zookeeper:", "");
+                        members.forEach(i -> target.add("m" + i));
+                        crashAndMeasure(
+                                s,
+                                target.toString(),
+                                down,
+                                () -> {
+                                    killAtOnce(
+                                            members.stream().map(ensemble::pid).toList());
+                                    members.forEach(ensemble::kill);
+                                },
+                                () -> ensemble.restart(members, Duration.ofSeconds(90)),
+                                () -> zooKeeperHead(admin, s.prefix));
+                    },
                     Tier1Scenarios.must(store, S1, S3, L3, L4, LIN),
                     Tier1Scenarios.doc(store, L1));
         }

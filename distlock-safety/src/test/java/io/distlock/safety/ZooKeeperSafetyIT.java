@@ -108,6 +108,12 @@ class ZooKeeperSafetyIT implements ClientFaultTests {
 
     @Test
     @Tag("tier2")
+    void g9_majorityRestarted() throws Exception {
+        EnsembleRestartScenarios.g9ZooKeeperMajority(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
     void r2_holdDeleted() throws Exception {
         Tier2Scenarios.r2HoldDeleted(store, SafetySeeds.seed());
     }
