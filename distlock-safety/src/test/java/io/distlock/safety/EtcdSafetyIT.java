@@ -1,5 +1,6 @@
 package io.distlock.safety;
 
+import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -90,6 +91,25 @@ class EtcdSafetyIT implements ClientFaultTests {
     @Tag("tier2")
     void e4_leaseRevoked() throws Exception {
         Tier2StoreScenarios.e4LeaseRevoked(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void g9_clusterRestarted() throws Exception {
+        EnsembleRestartScenarios.g9EtcdRestart(store, SafetySeeds.seed(), true, Duration.ofSeconds(1), "cluster");
+    }
+
+    @Test
+    @Tag("tier2")
+    void g9_clusterDownPastLease() throws Exception {
+        EnsembleRestartScenarios.g9EtcdRestart(
+                store, SafetySeeds.seed(), true, store.expiry().multipliedBy(2), "cluster-long");
+    }
+
+    @Test
+    @Tag("tier2")
+    void g9_majorityRestarted() throws Exception {
+        EnsembleRestartScenarios.g9EtcdRestart(store, SafetySeeds.seed(), false, Duration.ofSeconds(1), "majority");
     }
 
     @Test

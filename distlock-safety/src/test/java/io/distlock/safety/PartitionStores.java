@@ -143,8 +143,7 @@ final class PartitionStores {
                             "admin.enableServer=false",
                             "4lw.commands.whitelist=*",
                             "standaloneEnabled=false",
-                            "reconfigEnabled=false",
-                            "znode.container.checkIntervalMs=1000"));
+                            "reconfigEnabled=false"));
                     for (int j = 0; j < net.size(); j++) {
                         lines.add("server." + (j + 1) + "=" + net.address(j) + ":2888:3888");
                     }
@@ -160,6 +159,7 @@ final class PartitionStores {
                                     "-XX:+UseSerialGC",
                                     "-XX:TieredStopAtLevel=1",
                                     "-Dzookeeper.admin.enableServer=false",
+                                    "-Dznode.container.checkIntervalMs=" + ZooKeeperEnsemble.CONTAINER_CHECK_MILLIS,
                                     "-cp",
                                     System.getProperty("java.class.path"),
                                     "org.apache.zookeeper.server.quorum.QuorumPeerMain",

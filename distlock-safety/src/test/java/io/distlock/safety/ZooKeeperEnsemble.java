@@ -26,6 +26,14 @@ import org.jspecify.annotations.Nullable;
 final class ZooKeeperEnsemble implements AutoCloseable {
     static final int TICK_MILLIS = 200;
 
+    /**
+     * How often the leader reaps empty container nodes. The server reads it as the system property {@code
+     * znode.container.checkIntervalMs} only: a zoo.cfg line of that name turns into {@code
+     * zookeeper.znode.container.checkIntervalMs} (QuorumPeerConfig prefixes every key it does not know), which nothing
+     * reads, and the default is a minute.
+     */
+    static final int CONTAINER_CHECK_MILLIS = 1000;
+
     private final int size;
     private final Path dir;
     private final int[] clientPorts;
@@ -95,8 +103,7 @@ final class ZooKeeperEnsemble implements AutoCloseable {
                 "admin.enableServer=false",
                 "4lw.commands.whitelist=*",
                 "standaloneEnabled=false",
-                "reconfigEnabled=false",
-                "znode.container.checkIntervalMs=1000"));
+                "reconfigEnabled=false"));
         for (int j = 0; j < size; j++) {
             lines.add("server." + (j + 1) + "=127.0.0.1:" + quorumPorts[j] + ":" + electionPorts[j]);
         }
@@ -111,6 +118,7 @@ final class ZooKeeperEnsemble implements AutoCloseable {
                 "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1",
                 "-Dzookeeper.admin.enableServer=false",
+                "-Dznode.container.checkIntervalMs=" + CONTAINER_CHECK_MILLIS,
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
                 "-cp",
                 System.getProperty("java.class.path"),
@@ -221,9 +229,19 @@ final class ZooKeeperEnsemble implements AutoCloseable {
 
     /** Starts member {@code i} again with its data and waits until it serves. */
     void restart(int i, Duration timeout) {
-        kill(i);
+        restart(List.of(i), timeout);
+    }
+
+    /**
+     * Starts {@code members} again with their data, all at once, and waits until every running member serves: the way
+     * back from a crash of a majority or of the whole ensemble, where no member serves until enough of them run.
+     */
+    void restart(List<Integer> members, Duration timeout) {
+        members.forEach(this::kill);
         try {
-            launch(i);
+            for (int i : members) {
+                launch(i);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

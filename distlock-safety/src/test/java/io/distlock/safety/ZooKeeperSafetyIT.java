@@ -1,5 +1,6 @@
 package io.distlock.safety;
 
+import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -90,6 +91,31 @@ class ZooKeeperSafetyIT implements ClientFaultTests {
     @Tag("tier2")
     void z2_leaderKilled() throws Exception {
         Tier2StoreScenarios.leaderKilled(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void z5_containerDeleted() throws Exception {
+        ContainerReapScenarios.z5ContainerDeleted(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void z6a_ensembleDownShorterThanSession() throws Exception {
+        EnsembleRestartScenarios.z6EnsembleDown(store, SafetySeeds.seed(), Duration.ZERO, "a");
+    }
+
+    @Test
+    @Tag("tier2")
+    void z6b_ensembleDownLongerThanSession() throws Exception {
+        EnsembleRestartScenarios.z6EnsembleDown(
+                store, SafetySeeds.seed(), ConsensusStores.ZooKeeper.SESSION.multipliedBy(2), "b");
+    }
+
+    @Test
+    @Tag("tier2")
+    void g9_majorityRestarted() throws Exception {
+        EnsembleRestartScenarios.g9ZooKeeperMajority(store, SafetySeeds.seed());
     }
 
     @Test
