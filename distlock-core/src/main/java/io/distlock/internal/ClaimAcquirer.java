@@ -97,7 +97,8 @@ final class ClaimAcquirer {
                     LockSupport.parkNanos(this, run.waitNanos);
                 }
                 if (Thread.interrupted()) {
-                    if (call.interruptible()) {
+                    // an acquire that holds its grant already returns it, the interrupt kept
+                    if (call.interruptible() && !run.holdsOwn()) {
                         run.giveUp();
                         throw new InterruptedException("interrupted while waiting for " + view.describe());
                     }
@@ -226,14 +227,34 @@ final class ClaimAcquirer {
         return null;
     }
 
-    void install(ClaimState s, @Nullable ClaimWaiter w, ClaimHold h) {
+    /**
+     * Installs the hold an attempt got and renews it; returns false, installing nothing, when a hand-off has
+     * installed {@code w}'s grant first (the waiter takes that one).
+     */
+    boolean install(ClaimState s, ClaimWaiter.@Nullable Flagged w, ClaimHold h) {
         s.mutex.lock();
         try {
+            if (w != null) {
+                if (w.taken != null) {
+                    return false;
+                }
+                w.taken = h;
+            }
             s.granted(w, h);
         } finally {
             s.mutex.unlock();
         }
         keeper.activate(h);
+        return true;
+    }
+
+    /** Ends a grant that was made twice for one waiter and not installed, by its token: the installed one stays. */
+    void releaseGrant(ClaimHold h) {
+        try {
+            var unused = store.release(h.heldClaim());
+        } catch (RuntimeException e) {
+            log.warn("distlock: could not give back {}; it expires with its lease", h.describe(), e);
+        }
     }
 
     static void join(ClaimState s, ClaimWaiter w, OwnerId owner) {

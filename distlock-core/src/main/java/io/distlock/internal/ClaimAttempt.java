@@ -3,6 +3,8 @@ package io.distlock.internal;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.Claim;
 import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -26,6 +28,11 @@ final class ClaimAttempt {
     private @Nullable Backoff backoff;
     private boolean notifies = true;
     private ClaimWaiter.@Nullable Flagged w;
+    /** The hold its own attempt got while a hand-off to it was on its way (see {@link #step}). */
+    private @Nullable ClaimHold own;
+
+    /** How often a waiter holding its own grant looks again whether the hand-off on its way has come back. */
+    private static final long HAND_OFF_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     /** After a step that did not decide: how long to wait for a wake-up before the next step. */
     long waitNanos;
@@ -58,8 +65,22 @@ final class ClaimAttempt {
         return w;
     }
 
-    /** Ends a wait that did not decide: the waiter leaves and its queue entry is abandoned. */
+    /** Whether the acquire holds its grant already and waits only for a hand-off's answer (see {@link #step}). */
+    boolean holdsOwn() {
+        return own != null;
+    }
+
+    /**
+     * Ends a wait that did not decide: the waiter leaves and its queue entry is abandoned, or the hold its own attempt
+     * got is released.
+     */
     void giveUp() {
+        ClaimHold mine = own;
+        if (mine != null) {
+            own = null;
+            a.releaseQuietly(mine);
+            return;
+        }
         ClaimWaiter waiter = w;
         if (waiter != null) {
             a.giveUp(s, waiter, claim);
@@ -118,6 +139,49 @@ final class ClaimAttempt {
         return Handed.WAIT;
     }
 
+    /**
+     * Before a late grant is given back: whether it is this attempt's to give back (no hand-off has claimed the waiter
+     * or installed its grant); if so, no hand-off claims it until {@link #settled}.
+     */
+    private boolean settle(ClaimWaiter.@Nullable Flagged w) {
+        if (w == null) {
+            return true;
+        }
+        s.mutex.lock();
+        try {
+            if (w.claimed || w.taken != null) {
+                return false;
+            }
+            w.settling = true;
+            return true;
+        } finally {
+            s.mutex.unlock();
+        }
+    }
+
+    private void settled(ClaimWaiter.@Nullable Flagged w) {
+        if (w != null) {
+            s.mutex.lock();
+            try {
+                w.settling = false;
+            } finally {
+                s.mutex.unlock();
+            }
+        }
+    }
+
+    private void queued(ClaimWaiter.@Nullable Flagged w) {
+        if (w != null) {
+            s.mutex.lock();
+            try {
+                w.attempting = false;
+                w.queued = mayWait;
+            } finally {
+                s.mutex.unlock();
+            }
+        }
+    }
+
     private void attempted(ClaimWaiter.@Nullable Flagged w) {
         if (w != null) {
             s.mutex.lock();
@@ -129,8 +193,43 @@ final class ClaimAttempt {
         }
     }
 
+    private boolean decided(ClaimHold h) {
+        a.config.metrics().acquired(view.name, a.ticker.read() - start);
+        view.listeners.acquired(h.fencingToken());
+        result = h;
+        return true;
+    }
+
+    private long takenToken(ClaimWaiter.Flagged w) {
+        s.mutex.lock();
+        try {
+            return Objects.requireNonNull(w.taken).fencingToken();
+        } finally {
+            s.mutex.unlock();
+        }
+    }
+
+    private boolean handOffOnItsWay(ClaimWaiter.Flagged w) {
+        s.mutex.lock();
+        try {
+            w.woken = false;
+            return w.claimed;
+        } finally {
+            s.mutex.unlock();
+        }
+    }
+
     /** Runs the loop until the acquire is decided (true, see {@link #result}) or must wait ({@link #waitNanos}). */
     boolean step() throws InterruptedException {
+        ClaimHold mine = own;
+        if (mine != null) {
+            // its own attempt got the grant while a hand-off to it was on its way: decided once that has come back
+            if (handOffOnItsWay(Objects.requireNonNull(w))) {
+                waitNanos = HAND_OFF_RECHECK_NANOS;
+                return false;
+            }
+            return decided(mine);
+        }
         for (; ; ) {
             ClaimWaiter.Flagged w = this.w;
             if (a.engine.isClosed()) {
@@ -159,11 +258,15 @@ final class ClaimAttempt {
             try {
                 answer = a.store.tryAcquire(claim, mayWait);
             } catch (IllegalStateException e) {
-                ClaimAcquirer.leave(s, w); // the name is another kind, or a semaphore of another size: nothing written
+                // the name is another kind, or a semaphore of another size: nothing written
+                ClaimAcquirer.leave(s, w);
                 throw e;
             } catch (RuntimeException e) {
-                ClaimAcquirer.leave(s, w);
-                a.abandonQuietly(claim); // the grant may have happened with its answer lost
+                if (w != null) {
+                    a.giveUp(s, w, claim); // a hand-off on its way gives back what it gets; else abandoned here
+                } else {
+                    a.abandonQuietly(claim); // the grant may have happened with its answer lost
+                }
                 if (interruptible && StoreCalls.interruptedBy(e)) {
                     InterruptedException ie =
                             new InterruptedException("interrupted while asking the store for " + view.describe());
@@ -175,21 +278,36 @@ final class ClaimAttempt {
             if (answer instanceof Attempt.Acquired
                     && a.ticker.read() - sent >= claim.lease().length().toNanos()) {
                 // the lease ran out while the answer was on its way: the hold would be lost at birth, so it is
-                // given back and the acquire goes on within its wait, as after a busy answer
-                a.abandonQuietly(claim);
+                // given back and the acquire goes on within its wait, as after a busy answer; a hand-off on its way
+                // to this waiter has the same grant, and its own check decides
+                if (settle(w)) {
+                    a.abandonQuietly(claim);
+                    settled(w);
+                }
                 answer = Attempt.busy(Duration.ZERO);
             }
             if (answer instanceof Attempt.Acquired acquired) {
                 ClaimHold h = new ClaimHold(a.engine, s, view, claim, acquired.fencingToken(), threadView, sent);
-                a.install(s, w, h);
-                a.config.metrics().acquired(view.name, a.ticker.read() - start);
-                view.listeners.acquired(h.fencingToken());
-                result = h;
-                return true;
+                if (!a.install(s, w, h)) {
+                    // a hand-off installed this waiter's grant first: the waiter takes it from there (a grant of
+                    // another token was made after the first ran out, and is given back)
+                    if (takenToken(Objects.requireNonNull(w)) != h.fencingToken()) {
+                        a.releaseGrant(h);
+                    }
+                    attempted(w);
+                    continue;
+                }
+                own = h;
+                if (w != null && handOffOnItsWay(w)) {
+                    // a hand-off to this waiter is on its way with the same grant: the acquire returns once it has
+                    // come back, so that it never reaches the store after the hold it would answer has ended
+                    waitNanos = HAND_OFF_RECHECK_NANOS;
+                    return false;
+                }
+                return decided(h);
             }
-            // busy: from here on a release may hand its permits to this waiter (while the attempt was on its way, and
-            // once granted, none may: the grant would be made twice)
-            attempted(w);
+            // busy: the waiter is in the store's queue (an attempt that may wait queues), where a release looks first
+            queued(w);
             if (!mayWait) {
                 a.config.metrics().notAcquired(view.name, 0);
                 result = null;

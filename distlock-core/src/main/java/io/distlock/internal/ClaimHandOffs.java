@@ -3,19 +3,23 @@ package io.distlock.internal;
 import io.distlock.spi.HandOff;
 import io.distlock.spi.HandsOffClaims;
 import java.util.Objects;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /*
  * Overview
  *
  * Handing off
- *   On a store that HandsOffClaims, a release of a read-write lock's or semaphore's hold looks for a local waiter of
- *   the name that is in the store's queue (it has had a busy answer) and has no attempt of its own on its way. It
- *   marks that waiter claimed, and one store call ends the hold and asks for the waiter's claim in the same step. The
- *   store keeps its queue's order: the waiter is granted only when it fits beside the live holds and the waiters
- *   queued before it, so no other client is passed. A granted waiter gets its hold installed and renewed before it is
- *   woken; otherwise it goes on waiting in its place, and tries again at once if a wake-up came while it was claimed.
+ *   On a store that HandsOffClaims, a release of a read-write lock's or semaphore's hold looks for the first local
+ *   waiter of the name (ClaimState.claimNext) and marks it claimed, and one store call ends the hold and asks for the
+ *   waiter's claim in the same step. The store keeps its queue's order: the waiter is granted only when it fits beside
+ *   the live holds and the waiters queued before it, so no other client is passed. A granted waiter gets its hold
+ *   installed and renewed before it is woken; otherwise it goes on waiting in its place, and tries again at once if a
+ *   wake-up came while it was claimed.
+ *
+ * A waiter whose own attempt is on its way
+ *   It may be claimed too, so that a release finds a waiter to hand to while the waiters' attempts are on their way.
+ *   The store answers the attempt and the hand-off of one claim with the same grant (HandsOffClaims), and whichever
+ *   answer comes second finds it installed (ClaimWaiter.Flagged.taken) and installs nothing. A second grant (the
+ *   first ran out between the two) is released by its token, which leaves the installed one alone.
  *
  * A waiter that gives up while claimed
  *   It leaves at once (timeout, interrupt, the client's close); the hand-off, when its answer comes, gives back what
@@ -29,7 +33,6 @@ import org.slf4j.LoggerFactory;
  */
 /** The release of a {@link ClaimEngine}'s hold that hands its permits to a local waiter in the same round trip. */
 final class ClaimHandOffs {
-    private static final Logger log = LoggerFactory.getLogger(ClaimHandOffs.class);
     private final ClaimEngine engine;
     private final NameStates<ClaimHold, ClaimState> states;
     private final HoldKeeper<ClaimHold, ClaimState> keeper;
@@ -107,16 +110,28 @@ final class ClaimHandOffs {
     private void granted(ClaimState s, ClaimWaiter.Flagged w, ClaimAttempt run, long token, long sent) {
         ClaimHold next = new ClaimHold(engine, s, run.view, run.claim, token, run.threadView, sent);
         if (ticker.read() - sent >= run.claim.lease().length().toNanos()) {
-            // its lease ran out while the answer was on its way: given back, and the waiter tries again
-            acquirer.abandonQuietly(run.claim);
+            // its lease ran out while the answer was on its way: given back (unless the waiter's own attempt has
+            // installed it), and the waiter tries again
+            if (reserve(s, w, next)) {
+                acquirer.releaseGrant(next);
+                s.mutex.lock();
+                try {
+                    w.taken = null;
+                } finally {
+                    s.mutex.unlock();
+                }
+            }
             var unused = unclaim(s, w, true);
             return;
         }
         boolean installed = false;
+        ClaimHold taken;
         s.mutex.lock();
         try {
-            if (!w.gone && !engine.isClosed()) {
+            taken = w.taken;
+            if (taken == null && !w.gone && !engine.isClosed()) {
                 s.granted(w, next); // from here on the client's close releases it
+                w.taken = next;
                 installed = true;
             }
         } finally {
@@ -124,7 +139,9 @@ final class ClaimHandOffs {
         }
         if (!installed) {
             var unused = unclaim(s, w, false);
-            releaseGrant(next);
+            if (taken == null || taken.fencingToken() != token) {
+                acquirer.releaseGrant(next); // nobody takes it (the waiter's own attempt took the grant it got)
+            }
             return;
         }
         keeper.activate(next); // renewed before the waiter can return it
@@ -146,32 +163,40 @@ final class ClaimHandOffs {
         }
     }
 
-    /** A grant made for a waiter that has gone, never installed: ended in the store. */
-    private void releaseGrant(ClaimHold next) {
+    /** Marks {@code next} as {@code w}'s grant, so that its own attempt does not install it; false if it has one. */
+    private static boolean reserve(ClaimState s, ClaimWaiter.Flagged w, ClaimHold next) {
+        s.mutex.lock();
         try {
-            var unused = acquirer.store.release(next.heldClaim()); // the same store as `store`
-        } catch (RuntimeException e) {
-            log.warn("distlock: could not give back {}; it expires with its lease", next.describe(), e);
+            if (w.taken != null) {
+                return false;
+            }
+            w.taken = next;
+            return true;
+        } finally {
+            s.mutex.unlock();
         }
     }
 
     /**
      * Ends the hand-off's claim on {@code w}. Returns whether {@code w} gave up meanwhile; otherwise wakes it when
-     * {@code wake} or when a wake-up came while it was claimed.
+     * {@code wake}, when a wake-up came while it was claimed, or when its own attempt got its grant meanwhile (it
+     * waits for this hand-off to come back).
      */
     private boolean unclaim(ClaimState s, ClaimWaiter.Flagged w, boolean wake) {
         boolean gone;
         boolean missed;
+        boolean holds;
         s.mutex.lock();
         try {
             w.claimed = false;
             gone = w.gone;
             missed = w.missed;
             w.missed = false;
+            holds = w.taken != null; // its own attempt got its grant: it waits for this hand-off to come back
         } finally {
             s.mutex.unlock();
         }
-        if (!gone && (wake || missed)) {
+        if (!gone && (wake || missed || holds)) {
             w.wake();
         }
         return gone;

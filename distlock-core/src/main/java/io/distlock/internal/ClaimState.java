@@ -49,18 +49,37 @@ final class ClaimState extends NameState<ClaimHold> {
     }
 
     /**
-     * The first local waiter a release may hand its permits to, marked claimed: one that is in the store's queue (it
-     * has had a busy answer) and has no attempt of its own on its way. Null when there is none.
+     * The local waiter a release may hand its permits to, marked claimed; null when there is none. In the order they
+     * joined, the first found of: one in the store's queue (it has had a busy answer) with no attempt on its way; one
+     * whose first attempt is on its way or not sent (it queues behind every waiter in the store's queue); one in the
+     * store's queue trying again (woken because it can pass, its own attempt is likely granted). The store answers a
+     * waiter's attempt and a hand-off to it with the same grant (see {@link io.distlock.spi.HandsOffClaims}), and the
+     * second answer finds it installed ({@link ClaimWaiter.Flagged#taken}).
      */
     ClaimWaiter.@Nullable Flagged claimNext() {
+        ClaimWaiter.Flagged arriving = null;
+        ClaimWaiter.Flagged retrying = null;
         for (ClaimWaiter w : waiters.keySet()) {
-            if (w instanceof ClaimWaiter.Flagged f && f.attempt != null && !f.attempting && !f.claimed) {
-                f.claimed = true;
-                f.missed = false;
-                return f;
+            if (w instanceof ClaimWaiter.Flagged f && f.attempt != null && !f.claimed && !f.settling) {
+                if (!f.queued) {
+                    arriving = arriving == null ? f : arriving;
+                } else if (f.attempting) {
+                    retrying = retrying == null ? f : retrying;
+                } else {
+                    return claim(f);
+                }
             }
         }
-        return null;
+        if (arriving != null) {
+            return claim(arriving);
+        }
+        return retrying == null ? null : claim(retrying);
+    }
+
+    private static ClaimWaiter.Flagged claim(ClaimWaiter.Flagged f) {
+        f.claimed = true;
+        f.missed = false;
+        return f;
     }
 
     void join(ClaimWaiter w, OwnerId owner) {

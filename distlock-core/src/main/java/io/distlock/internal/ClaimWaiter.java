@@ -21,7 +21,9 @@ interface ClaimWaiter {
         /** The acquire this waiter waits for; set before it joins the name's local waiters. */
         @Nullable
         ClaimAttempt attempt;
-        /** Its own store attempt is on its way: no hand-off goes to it meanwhile. */
+        /** It has had a busy answer: it is in the store's queue. */
+        boolean queued;
+        /** Its own store attempt is on its way (a hand-off may still go to it: the store answers both alike). */
         boolean attempting;
         /** A release is handing its permits to this waiter: it makes no store attempt until that is decided. */
         boolean claimed;
@@ -32,6 +34,14 @@ interface ClaimWaiter {
         /** The hold a hand-off got for it, installed and renewed, for the waiter to return. */
         @Nullable
         ClaimHold handed;
+        /**
+         * The hold installed for it, by its own attempt or by a hand-off: whichever of the two answers comes second
+         * finds the grant installed (both carry the same grant; see {@link io.distlock.spi.HandsOffClaims}).
+         */
+        @Nullable
+        ClaimHold taken;
+        /** Its own attempt's grant came too late and is being given back: no hand-off goes to it meanwhile. */
+        boolean settling;
     }
 
     /** A thread parked in {@link ClaimEngine#acquire} or a latch's await. */

@@ -1,6 +1,7 @@
 package io.distlock.spi;
 
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One request for a hold of a name, as the engine hands it to a {@link ClaimStore}: a lock is an exclusive claim of
@@ -26,9 +27,22 @@ import java.util.Objects;
  *     client's local successions of the hold (the engine's policy); a store reserves at most that, fewer where its
  *     token arithmetic allows fewer, and says how many in {@link Attempt.Acquired}, {@link HandOff.Granted} or {@link
  *     Grant}
+ * @param request which acquire the claim is: unique among the claims of the JVM, the same for every attempt and
+ *     hand-off of one acquire, so that a store can tell the acquire's own grant from an earlier hold of the same owner
+ *     (see {@link HandsOffClaims})
  */
 public record Claim(
-        LockKey key, Kind kind, Mode mode, int permits, int size, OwnerId owner, Lease lease, int spareTokens) {
+        LockKey key,
+        Kind kind,
+        Mode mode,
+        int permits,
+        int size,
+        OwnerId owner,
+        Lease lease,
+        int spareTokens,
+        long request) {
+
+    private static final AtomicLong REQUESTS = new AtomicLong();
 
     /** What a name is used as. */
     public enum Kind {
@@ -70,12 +84,12 @@ public record Claim(
 
     /** The claim of an exclusive lock: one permit of one. */
     public static Claim lock(LockKey key, OwnerId owner, Lease lease, int spareTokens) {
-        return new Claim(key, Kind.LOCK, Mode.EXCLUSIVE, 1, 1, owner, lease, spareTokens);
+        return new Claim(key, Kind.LOCK, Mode.EXCLUSIVE, 1, 1, owner, lease, spareTokens, REQUESTS.incrementAndGet());
     }
 
     /** A read-write lock's or a semaphore's claim, which reserves no spare tokens. */
     public static Claim of(LockKey key, Kind kind, Mode mode, int permits, int size, OwnerId owner, Lease lease) {
-        return new Claim(key, kind, mode, permits, size, owner, lease, 0);
+        return new Claim(key, kind, mode, permits, size, owner, lease, 0, REQUESTS.incrementAndGet());
     }
 
     /** The hold this claim becomes when granted with {@code fencingToken}. */

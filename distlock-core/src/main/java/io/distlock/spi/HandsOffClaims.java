@@ -3,7 +3,12 @@ package io.distlock.spi;
 /**
  * A {@link ClaimStore} that can end a read-write lock's or semaphore's hold and ask for a waiting claim of the same
  * client in one round trip. The engine discovers it once and calls it when a hold ends while a local waiter of the
- * name is in the store's queue, so the permits go to that waiter without a wake-up and a second round trip.
+ * name waits, so the permits go to that waiter without a wake-up and a second round trip.
+ *
+ * <p>The waiter's own attempt ({@link ClaimStore#tryAcquire tryAcquire(to, true)}) may be on its way at the same time.
+ * So both steps answer one acquire ({@link Claim#request()}) with one grant: a claim whose owner holds a live grant
+ * made for the same request, in the same mode, gets that grant again, its lease restarted from now, rather than a
+ * second one. A grant of the same owner made for another request is not returned this way.
  */
 public interface HandsOffClaims {
 

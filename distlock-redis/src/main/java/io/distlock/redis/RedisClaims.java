@@ -105,7 +105,8 @@ final class RedisClaims {
                 queue ? "1" : "0",
                 waiterTimeoutMillis,
                 channels.publish(),
-                KeyLayout.key(tag, KeyLayout.CLAIM_CHANNEL));
+                KeyLayout.key(tag, KeyLayout.CLAIM_CHANNEL),
+                Long.toString(claim.request()));
         long status = LuaScript.number(answer, 0);
         if (status == 1) {
             long token = LuaScript.number(answer, 1);
@@ -163,7 +164,8 @@ final class RedisClaims {
                 RedisLockStore.millisText(to.lease().length()),
                 waiterTimeoutMillis,
                 channels.publish(),
-                KeyLayout.key(tag, KeyLayout.CLAIM_CHANNEL));
+                KeyLayout.key(tag, KeyLayout.CLAIM_CHANNEL),
+                Long.toString(to.request()));
         long status = LuaScript.number(answer, 0);
         if (status == 1) {
             long token = LuaScript.number(answer, 1);

@@ -16,6 +16,8 @@
 -- ARGV[8]     waiter timeout in milliseconds: a queued owner that does not come back within it is evicted
 -- ARGV[9]     PUBLISH, SPUBLISH, or '' when nothing is published
 -- ARGV[10]    the name's wake channel <prefix>{name}:cw
+-- ARGV[11]    the acquire's request id: a grant made for it (by a hand-off while this attempt was on its way) is
+--             answered again, its lease restarted, rather than granted twice (grants hold '<permits>r<request>:<token>')
 --
 -- Returns {1, token} when granted; {0, retryWithinMillis} when busy (the first hold's remaining lease, at most a third
 -- of the waiter timeout when anybody is queued); {-1, kind} when the name is in use as another kind; {-2, size} when
@@ -31,7 +33,7 @@ local meta, holds, grants, queue, deadlines = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local fenceKey, sizeKey, latchKey, lockKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9]
 local kind, size, mode, permits, owner = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), ARGV[5]
 local lease, queued, waiterTimeout = tonumber(ARGV[6]), ARGV[7] == '1', tonumber(ARGV[8])
-local publish, channel = ARGV[9], ARGV[10]
+local publish, channel, request = ARGV[9], ARGV[10], ARGV[11]
 
 -- the meta hash: kind (false when missing), size, permits of the live shared holds, exclusive member, key expiries
 local m = redis.call('HMGET', meta, 'k', 'n', 'u', 'x', 'e', 'q')
@@ -165,6 +167,21 @@ local function push(field, keys, till)
   return at
 end
 
+-- this acquire's own grant, made by a hand-off while this attempt was on its way: the same grant again (hand-offs go
+-- only to acquires that may wait, whose attempts all queue)
+local mine = queued and redis.call('HGET', grants, member)
+if mine and string.match(mine, 'r(%d+):') == request then
+  local till = now + lease
+  redis.call('ZADD', holds, till, member)
+  if till > ke then
+    push('e', {meta, holds, grants}, till)
+  end
+  if evicted then
+    wake()
+  end
+  return {1, tonumber(string.match(mine, ':(%d+)$'))}
+end
+
 -- granted: fits beside the live holds and the waiters queued before it (a downgrade never waits for itself)
 local granted = true
 if not (mode == 's' and x == 'x' .. owner) then
@@ -209,7 +226,7 @@ if granted then
       used = redis.call('HINCRBY', meta, 'u', -tonumber(string.match(old, '^(%d+)')))
     end
   end
-  redis.call('HSET', grants, member, permits .. ':' .. string.format('%d', token))
+  redis.call('HSET', grants, member, permits .. 'r' .. request .. ':' .. string.format('%d', token))
   if known then
     if mode == 'x' then
       redis.call('HSET', meta, 'x', member)

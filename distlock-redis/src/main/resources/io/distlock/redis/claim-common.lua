@@ -9,7 +9,8 @@
 --                                                    ms) of the hold keys and of the queue keys (see cover)
 --   holds      KEYS[2]  <prefix>{name}:holds   zset  member -> expiry (server time, ms); member = mode ('x' exclusive
 --                                                    or 's' shared) .. owner id
---   grants     KEYS[3]  <prefix>{name}:grants  hash  member -> '<permits>:<fencing token>'
+--   grants     KEYS[3]  <prefix>{name}:grants  hash  member -> '<permits>r<request>:<fencing token>', request = the
+--                                                    id of the acquire it was granted to (claim-acquire.lua)
 --   queue      KEYS[4]  <prefix>{name}:cq      zset  entry -> queue number; entry = permits .. member
 --   deadlines  KEYS[5]  <prefix>{name}:cd      zset  entry -> server time (ms) by which its owner must come back
 --
@@ -27,7 +28,7 @@ local function nowMillis()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
--- The fencing token stored with a hold ('<permits>:<token>').
+-- The fencing token stored with a hold ('<permits>r<request>:<token>').
 local function tokenOf(grant)
   return string.match(grant, ':(%d+)$')
 end

@@ -13,6 +13,8 @@
 -- ARGV[7]     waiter timeout in milliseconds: a queued owner that does not come back within it is evicted
 -- ARGV[8]     PUBLISH, SPUBLISH, or '' when nothing is published
 -- ARGV[9]     the name's wake channel <prefix>{name}:cw
+-- ARGV[10]    the claim's request id: a grant already made for it (by the claim's own attempt) is answered again,
+--             its lease restarted, rather than granted twice (see claim-acquire.lua)
 --
 -- Returns {1, token} when the claim was granted (it fits beside the live holds and the waiters queued before it);
 -- {0} when the hold ended and the claim waits in the queue (in its place, or at the end if it had none); {-1} when
@@ -24,7 +26,7 @@
 local meta, holds, grants, queue, deadlines, fenceKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local from, fromToken = ARGV[1], ARGV[2]
 local mode, permits, owner, lease = ARGV[3], tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6])
-local waiterTimeout, publish, channel = tonumber(ARGV[7]), ARGV[8], ARGV[9]
+local waiterTimeout, publish, channel, request = tonumber(ARGV[7]), ARGV[8], ARGV[9], ARGV[10]
 
 local m = redis.call('HMGET', meta, 'k', 'n', 'u', 'x', 'e', 'q')
 if not m[1] then
@@ -145,7 +147,16 @@ if not (mode == 's' and x == 'x' .. owner) then
 end
 
 local answer
-if granted then
+local mine = redis.call('HGET', grants, member)
+if mine and string.match(mine, 'r(%d+):') == request then
+  -- the claim's own attempt got its grant first: the same grant again
+  local till = now + lease
+  redis.call('ZADD', holds, till, member)
+  if till > ke then
+    push('e', {meta, holds, grants}, till)
+  end
+  answer = {1, tonumber(string.match(mine, ':(%d+)$'))}
+elseif granted then
   local fresh = not x and used == 0 -- holds and grants went with their last member
   local token = redis.call('INCR', fenceKey)
   if redis.call('ZADD', holds, now + lease, member) == 0 and mode == 's' then
@@ -155,7 +166,7 @@ if granted then
       used = redis.call('HINCRBY', meta, 'u', -tonumber(string.match(old, '^(%d+)')))
     end
   end
-  redis.call('HSET', grants, member, permits .. ':' .. string.format('%d', token))
+  redis.call('HSET', grants, member, permits .. 'r' .. request .. ':' .. string.format('%d', token))
   if mode == 'x' then
     redis.call('HSET', meta, 'x', member)
     x = member

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -72,6 +73,23 @@ class RedisClaimScriptsIT {
             long lease,
             boolean queue,
             long waiterTimeout) {
+        return acquire(tag, kind, size, mode, permits, owner, lease, queue, waiterTimeout, REQUESTS.incrementAndGet());
+    }
+
+    /** Acquire ids: each call is an acquire of its own unless a test gives one. */
+    private static final AtomicLong REQUESTS = new AtomicLong();
+
+    private static List<Object> acquire(
+            String tag,
+            String kind,
+            String size,
+            String mode,
+            int permits,
+            String owner,
+            long lease,
+            boolean queue,
+            long waiterTimeout,
+            long request) {
         return sync.eval(
                 LuaScript.CLAIM_ACQUIRE.source(),
                 ScriptOutputType.MULTI,
@@ -85,7 +103,8 @@ class RedisClaimScriptsIT {
                 queue ? "1" : "0",
                 Long.toString(waiterTimeout),
                 "PUBLISH",
-                KeyLayout.key(tag, KeyLayout.CLAIM_CHANNEL));
+                KeyLayout.key(tag, KeyLayout.CLAIM_CHANNEL),
+                Long.toString(request));
     }
 
     private static long release(String tag, String member, long token) {
@@ -102,6 +121,18 @@ class RedisClaimScriptsIT {
     /** claim-handoff.lua: ends {@code member}'s hold and asks for a shared claim of {@code permits} for {@code owner}. */
     private static List<Object> handOff(
             String tag, String member, long token, int permits, String owner, long lease, long waiterTimeout) {
+        return handOff(tag, member, token, permits, owner, lease, waiterTimeout, REQUESTS.incrementAndGet());
+    }
+
+    private static List<Object> handOff(
+            String tag,
+            String member,
+            long token,
+            int permits,
+            String owner,
+            long lease,
+            long waiterTimeout,
+            long request) {
         return sync.eval(
                 LuaScript.CLAIM_HANDOFF.source(),
                 ScriptOutputType.MULTI,
@@ -114,7 +145,8 @@ class RedisClaimScriptsIT {
                 Long.toString(lease),
                 Long.toString(waiterTimeout),
                 "PUBLISH",
-                KeyLayout.key(tag, KeyLayout.CLAIM_CHANNEL));
+                KeyLayout.key(tag, KeyLayout.CLAIM_CHANNEL),
+                Long.toString(request));
     }
 
     /** A semaphore's claim that may wait: queued when it is not granted. */
@@ -265,7 +297,7 @@ class RedisClaimScriptsIT {
         assertThat(release(tag, "sa:t1", first))
                 .as("release with the older token")
                 .isZero();
-        assertThat(sync.hget(KeyLayout.key(tag, KeyLayout.GRANTS), "sa:t1")).isEqualTo("1:" + second);
+        assertThat(sync.hget(KeyLayout.key(tag, KeyLayout.GRANTS), "sa:t1")).matches("1r\\d+:" + second);
         assertThat(sync.hget(KeyLayout.key(tag, KeyLayout.CLAIM), "u")).isEqualTo("1");
         assertThat(release(tag, "sa:t1", second)).isEqualTo(1L);
     }
@@ -325,6 +357,70 @@ class RedisClaimScriptsIT {
                 .containsExactlyInAnyOrder(KeyLayout.key(tag, KeyLayout.FENCE), KeyLayout.key(tag, KeyLayout.SIZE));
     }
 
+    /**
+     * A hand-off that ran while the waiter's own attempt was on its way: the attempt finds the grant made for the same
+     * acquire and answers it again, its lease restarted, taking no more permits and no new token.
+     */
+    @Test
+    void attempt_afterAHandOffToTheSameAcquire_answersThatGrant() {
+        String tag = tag();
+        String holds = KeyLayout.key(tag, KeyLayout.HOLDS);
+        long keeper = (Long) acquireQueued(tag, 1, "k:h1", 30_000, 5000).get(1);
+        assertThat(acquire(tag, "sem", "1", "s", 1, "w:h1", 30_000, true, 5000, 7)
+                        .get(0))
+                .as("queued")
+                .isEqualTo(0L);
+        List<Object> handed = handOff(tag, "sk:h1", keeper, 1, "w:h1", 1_000, 5000, 7);
+        assertThat(handed.get(0)).isEqualTo(1L);
+        long token = (Long) handed.get(1);
+        assertThat(sync.zscore(holds, "sw:h1")).as("the hand-off's 1 s lease").isLessThan(nowMillis() + 1_500.0);
+        assertThat(acquire(tag, "sem", "1", "s", 1, "w:h1", 30_000, true, 5000, 7))
+                .as("the attempt gets the same grant")
+                .containsExactly(1L, token);
+        assertThat(sync.zscore(holds, "sw:h1")).as("its lease restarted").isGreaterThan(nowMillis() + 20_000.0);
+        assertThat(sync.hget(KeyLayout.key(tag, KeyLayout.GRANTS), "sw:h1")).isEqualTo("1r7:" + token);
+        assertThat(sync.hget(KeyLayout.key(tag, KeyLayout.CLAIM), "u")).isEqualTo("1");
+        assertThat(release(tag, "sw:h1", token)).isEqualTo(1L);
+        assertThat(sync.keys(KeyLayout.glob(tag) + ":*"))
+                .as("only the fence counter and the size stay")
+                .containsExactlyInAnyOrder(KeyLayout.key(tag, KeyLayout.FENCE), KeyLayout.key(tag, KeyLayout.SIZE));
+    }
+
+    /** The hand-off finds the grant the claim's own attempt made for the same acquire: the same token again. */
+    @Test
+    void handOff_afterTheClaimsOwnGrant_answersThatGrant() {
+        String tag = tag();
+        long keeper = (Long)
+                acquire(tag, "sem", "2", "s", 1, "k:h1", 30_000, true, 5000, 21).get(1);
+        long own = (Long)
+                acquire(tag, "sem", "2", "s", 1, "w:h1", 30_000, true, 5000, 22).get(1);
+        assertThat(handOff(tag, "sk:h1", keeper, 1, "w:h1", 30_000, 5000, 22)).containsExactly(1L, own);
+        assertThat(sync.hget(KeyLayout.key(tag, KeyLayout.CLAIM), "u"))
+                .as("the keeper's permit ended, the waiter has one")
+                .isEqualTo("1");
+        assertThat(sync.hget(KeyLayout.key(tag, KeyLayout.GRANTS), "sk:h1")).isNull();
+        assertThat(release(tag, "sw:h1", own)).isEqualTo(1L);
+    }
+
+    /** An earlier hold of the same owner, granted to another acquire, is not answered again: a new grant replaces it. */
+    @Test
+    void acquire_ofAnotherRequest_doesNotGetTheOwnersEarlierGrant() {
+        String tag = tag();
+        long first = (Long)
+                acquire(tag, "sem", "2", "s", 1, "a:t1", 30_000, true, 5000, 31).get(1);
+        long second = (Long)
+                acquire(tag, "sem", "2", "s", 1, "a:t1", 30_000, true, 5000, 32).get(1);
+        assertThat(second).isGreaterThan(first);
+        assertThat(sync.hget(KeyLayout.key(tag, KeyLayout.GRANTS), "sa:t1")).isEqualTo("1r32:" + second);
+        assertThat(sync.hget(KeyLayout.key(tag, KeyLayout.CLAIM), "u")).isEqualTo("1");
+        assertThat(release(tag, "sa:t1", second)).isEqualTo(1L);
+    }
+
+    private static double nowMillis() {
+        List<String> t = sync.time();
+        return Long.parseLong(t.get(0)) * 1000.0 + Long.parseLong(t.get(1)) / 1000.0;
+    }
+
     /** A hand-off with the token of the owner's earlier grant changes nothing: the later grant and the queue stay. */
     @Test
     void handOff_withAnOlderGrantsToken_changesNothing() {
@@ -336,7 +432,7 @@ class RedisClaimScriptsIT {
         assertThat(handOff(tag, "sa:t1", first, 1, "w:h1", 30_000, 5000))
                 .as("the older token")
                 .containsExactly(-1L);
-        assertThat(sync.hget(KeyLayout.key(tag, KeyLayout.GRANTS), "sa:t1")).isEqualTo("1:" + second);
+        assertThat(sync.hget(KeyLayout.key(tag, KeyLayout.GRANTS), "sa:t1")).matches("1r\\d+:" + second);
         assertThat(sync.hget(KeyLayout.key(tag, KeyLayout.CLAIM), "u")).isEqualTo("2");
         assertThat(sync.zrange(KeyLayout.key(tag, KeyLayout.CLAIM_QUEUE), 0, -1))
                 .containsExactly("1sw:h1");

@@ -40,7 +40,7 @@ import org.jspecify.annotations.Nullable;
 /** The in-memory server's read-write locks, semaphores and latches; every method runs under the server's lock. */
 final class InMemoryClaims {
 
-    private record Holder(OwnerId owner, Mode mode, int permits, long token, long expiresAt) {}
+    private record Holder(OwnerId owner, Mode mode, int permits, long token, long expiresAt, long request) {}
 
     private record Waiting(Mode mode, int permits, long deadline) {}
 
@@ -90,6 +90,22 @@ final class InMemoryClaims {
             checkSame(name, n, c.kind(), c.size());
         }
         Entry self = new Entry(c.owner(), c.mode());
+        for (int i = 0; i < n.holders.size(); i++) {
+            Holder h = n.holders.get(i);
+            if (h.request == c.request() && h.owner.equals(c.owner()) && h.mode == c.mode()) {
+                // this acquire's grant, made by a hand-off while its own attempt was on its way: the same one again
+                n.holders.set(
+                        i,
+                        new Holder(
+                                h.owner,
+                                h.mode,
+                                h.permits,
+                                h.token,
+                                now + c.lease().length().toNanos(),
+                                h.request));
+                return h.token;
+            }
+        }
         if (grantable(n, c, self)) {
             if (n.queue.remove(self) != null) {
                 server.publish(name); // the queue moved: those behind may pass now
@@ -100,7 +116,8 @@ final class InMemoryClaims {
                     c.mode(),
                     c.permits(),
                     token,
-                    now + c.lease().length().toNanos()));
+                    now + c.lease().length().toNanos(),
+                    c.request()));
             return token;
         }
         long retry = Long.MAX_VALUE;
@@ -135,7 +152,7 @@ final class InMemoryClaims {
             if (!compatible(granted, w.mode, w.permits, n.size)) {
                 return false; // a waiter ahead goes first
             }
-            granted.add(new Holder(e.getKey().owner, w.mode, w.permits, 0, 0));
+            granted.add(new Holder(e.getKey().owner, w.mode, w.permits, 0, 0, 0));
         }
         return compatible(granted, c.mode(), c.permits(), n.size);
     }
@@ -200,7 +217,7 @@ final class InMemoryClaims {
         for (int i = 0; i < n.holders.size(); i++) {
             Holder h = n.holders.get(i);
             if (matches(h, held)) {
-                n.holders.set(i, new Holder(h.owner, h.mode, h.permits, h.token, now + leaseNanos));
+                n.holders.set(i, new Holder(h.owner, h.mode, h.permits, h.token, now + leaseNanos, h.request));
                 return true;
             }
         }

@@ -150,6 +150,59 @@ class ClaimHandOffTest {
     }
 
     /**
+     * A release hands the permit to a waiter whose own attempt is on its way; the attempt reaches the store after the
+     * hand-off, and both answers carry the one grant: the waiter gets it once, and nothing else is granted.
+     */
+    @Test
+    void handOffToAWaiterWhoseAttemptIsOnItsWay_theAttemptArrivingSecond_oneGrant() throws Exception {
+        var sem = client.semaphore("s", 1);
+        PermitHold first = sem.acquire(1);
+        store.holdAttempt(3); // the waiter's second, queued attempt waits on its way
+        CompletableFuture<PermitHold> waiter = CompletableFuture.supplyAsync(() -> acquire(sem));
+        assertThat(store.attemptHeld.await(5, TimeUnit.SECONDS)).isTrue();
+        first.release(); // hands off to the waiter though its attempt is on its way
+        assertThat(store.handOffs).hasValue(1);
+        store.attemptGate.countDown();
+        PermitHold second = waiter.get(5, TimeUnit.SECONDS);
+        assertThat(store.attempts).as("the attempt arrived after the hand-off").hasValue(3);
+        assertThat(second.isValid()).isTrue();
+        assertThat(sem.availablePermits()).as("one grant, not two").isZero();
+        assertThat(sem.tryAcquire(1, Duration.ZERO)).isEmpty();
+        second.release();
+        assertThat(sem.availablePermits()).isEqualTo(1);
+        assertThat(server.residue("s")).as("nothing left").isEmpty();
+    }
+
+    /**
+     * The waiter's own attempt is granted first (a permit freed elsewhere) while a hand-off to it is on its way: the
+     * hand-off answers the same grant, and the waiter returns it once the hand-off has come back.
+     */
+    @Test
+    void handOffToAWaiterWhoseAttemptIsGrantedFirst_answersThatGrant() throws Exception {
+        var sem = client.semaphore("s", 2);
+        PermitHold first = sem.acquire(1);
+        PermitHold other = sem.acquire(1);
+        store.holdAttempt(4); // the waiter's second, queued attempt waits on its way
+        CompletableFuture<PermitHold> waiter = CompletableFuture.supplyAsync(() -> acquire(sem));
+        assertThat(store.attemptHeld.await(5, TimeUnit.SECONDS)).isTrue();
+        store.slowHandOff = new CountDownLatch(1);
+        CompletableFuture<Void> release = CompletableFuture.runAsync(first::release); // claims the waiter, held back
+        Eventually.within(Duration.ofSeconds(5), "the hand-off on its way", () -> store.handOffs.get() == 1);
+        other.release(); // no local waiter left to claim: a plain release frees a permit
+        store.attemptGate.countDown(); // the waiter's attempt is granted
+        Thread.sleep(200);
+        assertThat(waiter).as("it waits for the hand-off on its way").isNotDone();
+        store.slowHandOff.countDown();
+        release.get(5, TimeUnit.SECONDS);
+        PermitHold got = waiter.get(5, TimeUnit.SECONDS);
+        assertThat(got.isValid()).isTrue();
+        assertThat(sem.availablePermits()).as("one grant, not two").isEqualTo(1);
+        got.release();
+        assertThat(sem.availablePermits()).isEqualTo(2);
+        assertThat(server.residue("s")).as("nothing left").isEmpty();
+    }
+
+    /**
      * Queues a waiter of {@code sem} (an 800 ms wait) behind {@code first}, then releases {@code first} with the
      * hand-off to that waiter held back until the wait has run out; returns the release, which the hand-off then ends.
      */
@@ -195,9 +248,27 @@ class ClaimHandOffTest {
             this.handsOff = delegate;
         }
 
+        volatile int heldAttempt;
+        volatile CountDownLatch attemptHeld = new CountDownLatch(0);
+        volatile CountDownLatch attemptGate = new CountDownLatch(0);
+
+        /** Holds the {@code n}th attempt on its way (before the store) until {@code attemptGate} opens. */
+        void holdAttempt(int n) {
+            attemptHeld = new CountDownLatch(1);
+            attemptGate = new CountDownLatch(1);
+            heldAttempt = n;
+        }
+
         @Override
         public Attempt tryAcquire(Claim claim, boolean queue) {
-            attempts.incrementAndGet();
+            if (attempts.incrementAndGet() == heldAttempt) {
+                attemptHeld.countDown();
+                try {
+                    var unused = attemptGate.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             return super.tryAcquire(claim, queue);
         }
 
