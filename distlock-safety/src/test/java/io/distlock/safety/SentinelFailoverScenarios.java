@@ -352,49 +352,13 @@ final class SentinelFailoverScenarios {
     private static void awaitSentinelsSeeReplicas(RedisSentinelSet set, Duration bound) {
         long end = System.nanoTime() + bound.toNanos();
         for (int port : set.sentinelPorts()) {
-            while (goodReplicas(port) < 2) {
+            while (RedisSentinelSet.goodReplicas(port) < 2) {
                 if (System.nanoTime() - end > 0) {
                     throw new IllegalStateException("Sentinel on " + port + " does not see 2 good replicas: "
                             + RedisServer.command(port, "SENTINEL", "REPLICAS", RedisSentinelSet.MASTER_NAME));
                 }
                 Timing.sleep(Duration.ofMillis(200));
             }
-        }
-    }
-
-    private static int goodReplicas(int sentinel) {
-        String[] items = RedisServer.command(sentinel, "SENTINEL", "REPLICAS", RedisSentinelSet.MASTER_NAME)
-                .split("\n");
-        int good = 0;
-        String flags = null;
-        String link = null;
-        long refresh = Long.MAX_VALUE;
-        for (int i = 0; i + 1 < items.length; i++) {
-            switch (items[i]) {
-                case "name" -> {
-                    good += good(flags, link, refresh) ? 1 : 0;
-                    flags = null;
-                    link = null;
-                    refresh = Long.MAX_VALUE;
-                }
-                case "flags" -> flags = items[i + 1];
-                case "master-link-status" -> link = items[i + 1];
-                case "info-refresh" -> refresh = parse(items[i + 1]);
-                default -> {}
-            }
-        }
-        return good + (good(flags, link, refresh) ? 1 : 0);
-    }
-
-    private static boolean good(@Nullable String flags, @Nullable String link, long infoRefreshMillis) {
-        return "slave".equals(flags) && "ok".equals(link) && infoRefreshMillis < 5000;
-    }
-
-    private static long parse(String s) {
-        try {
-            return Long.parseLong(s);
-        } catch (NumberFormatException e) {
-            return Long.MAX_VALUE;
         }
     }
 }

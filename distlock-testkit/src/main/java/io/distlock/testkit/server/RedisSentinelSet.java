@@ -396,17 +396,24 @@ public final class RedisSentinelSet implements BeforeAllCallback, AfterAllCallba
 
     /** Whether the first Sentinel sees a replica it could promote: plain "slave" flags, link up, INFO fresh. */
     private boolean hasGoodReplica() {
-        String[] items = RedisServer.command(sentinelPorts.get(0), "SENTINEL", "REPLICAS", MASTER_NAME)
+        return goodReplicas(sentinelPorts.get(0)) > 0;
+    }
+
+    /**
+     * How many replicas the Sentinel on {@code sentinelPort} could promote now: plain "slave" flags, link up, INFO
+     * younger than 5 s (a replica that came back a moment ago is not a candidate yet).
+     */
+    public static int goodReplicas(int sentinelPort) {
+        String[] items = RedisServer.command(sentinelPort, "SENTINEL", "REPLICAS", MASTER_NAME)
                 .split("\n");
+        int good = 0;
         String flags = null;
         String link = null;
         long refresh = Long.MAX_VALUE;
         for (int i = 0; i + 1 < items.length; i++) {
             switch (items[i]) {
                 case "name" -> {
-                    if (good(flags, link, refresh)) {
-                        return true;
-                    }
+                    good += good(flags, link, refresh) ? 1 : 0;
                     flags = null;
                     link = null;
                     refresh = Long.MAX_VALUE;
@@ -417,7 +424,7 @@ public final class RedisSentinelSet implements BeforeAllCallback, AfterAllCallba
                 default -> {}
             }
         }
-        return good(flags, link, refresh);
+        return good + (good(flags, link, refresh) ? 1 : 0);
     }
 
     private static boolean good(@Nullable String flags, @Nullable String link, long infoRefreshMillis) {
