@@ -1060,11 +1060,13 @@ class EtcdLockStoreIT {
         lock.unlock();
     }
 
+    /** The live lease ids, in Long.toHexString's form (etcdctl pads them to 16 digits with zeros). */
     private static Set<String> leases() {
         String out = etcd.etcdctl("lease", "list");
         return Arrays.stream(out.split("\n"))
                 .map(String::trim)
                 .filter(l -> !l.isEmpty() && !l.startsWith("found"))
+                .map(l -> Long.toHexString(Long.parseUnsignedLong(l, 16)))
                 .collect(Collectors.toSet());
     }
 }
