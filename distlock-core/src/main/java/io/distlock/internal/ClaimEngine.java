@@ -104,6 +104,11 @@ final class ClaimEngine {
                         onEnd -> acquirer.acquireAsync(view, permits, call, deliver, onEnd));
     }
 
+    /** The per-name states, whose thread holds the client releases when their thread has ended. */
+    NameStates<ClaimHold, ClaimState> states() {
+        return states;
+    }
+
     LockEngine host() {
         return host;
     }

@@ -120,6 +120,11 @@ final class ClaimState extends NameState<ClaimHold> {
     }
 
     @Override
+    void holds(List<? super ClaimHold> out) {
+        out.addAll(holders);
+    }
+
+    @Override
     void closing(List<? super ClaimHold> held) {
         wakeWaiters();
         held.addAll(holders);

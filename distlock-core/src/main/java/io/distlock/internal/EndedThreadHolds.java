@@ -15,17 +15,17 @@ import org.slf4j.LoggerFactory;
  * The Lock-view holds of threads that have ended without unlocking (an uncaught exception, a pool that retired its
  * thread): nobody can unlock them, and the watchdog would renew them until the client closes. The engine registers
  * every thread that gets an owner id (weakly; an entry goes once its thread has ended), and each watchdog tick
- * releases what such threads still hold.
+ * releases what such threads still hold in every part of the engine: locks, and the read and write views of
+ * read-write locks.
  */
 final class EndedThreadHolds {
     private static final Logger log = LoggerFactory.getLogger(EndedThreadHolds.class);
     private final Map<OwnerId, WeakReference<Thread>> ownerThreads = new ConcurrentHashMap<>();
-    private final NameStates<HoldImpl, LockState> states;
-    private final LockReleaser releaser;
+    private final List<NameStates<?, ?>> parts;
 
-    EndedThreadHolds(NameStates<HoldImpl, LockState> states, LockReleaser releaser) {
-        this.states = states;
-        this.releaser = releaser;
+    /** Watches the thread holds of {@code parts}, each an engine part's per-name states. */
+    EndedThreadHolds(List<NameStates<?, ?>> parts) {
+        this.parts = List.copyOf(parts);
     }
 
     /** {@code thread} owns the holds of {@code owner}. */
@@ -45,27 +45,20 @@ final class EndedThreadHolds {
         if (ended.isEmpty()) {
             return;
         }
-        List<HoldImpl> orphans = new ArrayList<>();
-        for (LockState s : states.all()) {
-            s.mutex.lock();
-            try {
-                HoldImpl h = s.holder;
-                if (h != null && h.threadView && h.isActive() && ended.contains(h.owner)) {
-                    orphans.add(h);
-                }
-            } finally {
-                s.mutex.unlock();
-            }
+        List<EngineHold> orphans = new ArrayList<>();
+        for (NameStates<?, ?> part : parts) {
+            orphans.addAll(part.threadHoldsOf(ended));
         }
-        for (HoldImpl h : orphans) {
+        for (EngineHold h : orphans) {
             log.warn(
-                    "distlock: a thread ended holding lock '{}' (token {}) without unlocking it; releasing it",
-                    h.name(),
-                    h.fencingToken);
+                    "distlock: a thread ended holding {} (token {}) without unlocking it; releasing it",
+                    h.describe(),
+                    h.fencingToken());
             try {
-                releaser.release(h);
+                h.releaseHold();
             } catch (RuntimeException e) {
-                log.warn("distlock: releasing '{}' of an ended thread failed; it expires with its lease", h.name(), e);
+                log.warn(
+                        "distlock: releasing {} of an ended thread failed; it expires with its lease", h.describe(), e);
             }
         }
         ended.forEach(ownerThreads::remove);

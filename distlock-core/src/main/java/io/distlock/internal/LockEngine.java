@@ -138,17 +138,18 @@ public final class LockEngine implements LockClient {
         this.async = new AsyncSupport(config.asyncExecutor(), scheduler, waiterLimit, clientId);
         this.leases = new LockLeases(states, store, config, scheduler, renewer);
         this.releaser = new LockReleaser(this, config, leases);
-        this.endedThreads = new EndedThreadHolds(states, releaser);
-        this.threadOwners = ThreadLocal.withInitial(() -> {
-            Thread t = Thread.currentThread();
-            OwnerId owner = new OwnerId(id + ":t" + threadId(t));
-            endedThreads.register(owner, t);
-            return owner;
-        });
         this.acquirer = new LockAcquirer(this, config, leases);
         this.claims = kinds.contains(Claim.Kind.READ_WRITE_LOCK) || kinds.contains(Claim.Kind.SEMAPHORE)
                 ? new ClaimEngine(this, store, config, scheduler)
                 : null;
+        this.endedThreads = new EndedThreadHolds(claims == null ? List.of(states) : List.of(states, claims.states()));
+        EndedThreadHolds ended = endedThreads;
+        this.threadOwners = ThreadLocal.withInitial(() -> {
+            Thread t = Thread.currentThread();
+            OwnerId owner = new OwnerId(id + ":t" + threadId(t));
+            ended.register(owner, t);
+            return owner;
+        });
         this.kinds = Set.copyOf(kinds);
         this.counters = store instanceof CounterStore c ? c : null;
         this.together = store instanceof AcquiresTogether t ? t : null;

@@ -76,6 +76,14 @@ final class LockState extends NameState<HoldImpl> {
     }
 
     @Override
+    void holds(List<? super HoldImpl> out) {
+        HoldImpl h = holder;
+        if (h != null) {
+            out.add(h);
+        }
+    }
+
+    @Override
     void closing(List<? super HoldImpl> held) {
         for (Waiter w : waiters) {
             w.signal();

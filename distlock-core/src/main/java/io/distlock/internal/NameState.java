@@ -45,6 +45,9 @@ abstract class NameState<H extends EngineHold> {
     /** The live hold of {@code owner}'s thread in {@code mode}, if any. */
     abstract @Nullable H threadHold(OwnerId owner, Mode mode);
 
+    /** Adds the live local holds to {@code out}. */
+    abstract void holds(List<? super H> out);
+
     /** Whether a local hold or waiter exists. */
     abstract boolean holdsOrWaits();
 

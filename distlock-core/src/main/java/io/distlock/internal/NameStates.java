@@ -41,6 +41,27 @@ final class NameStates<H extends EngineHold, S extends NameState<H>> {
         return states.values();
     }
 
+    /** The live Lock-view holds of {@code owners}, each found under its name's mutex. */
+    List<H> threadHoldsOf(java.util.Set<OwnerId> owners) {
+        List<H> found = new ArrayList<>();
+        List<H> held = new ArrayList<>(2);
+        for (S s : states.values()) {
+            s.mutex.lock();
+            try {
+                held.clear();
+                s.holds(held);
+                for (H h : held) {
+                    if (h.threadView && h.isActive() && owners.contains(h.owner())) {
+                        found.add(h);
+                    }
+                }
+            } finally {
+                s.mutex.unlock();
+            }
+        }
+        return found;
+    }
+
     S enter(String name) {
         for (; ; ) {
             S s = states.computeIfAbsent(name, n -> make.apply(new LockKey(n)));

@@ -494,6 +494,46 @@ public interface ReadWriteLockContract extends BackendUnderTest {
         assertThat(residue(name)).isEmpty();
     }
 
+    /**
+     * A thread that ends without unlocking (an uncaught exception) cannot unlock: its client releases the read and
+     * write holds it left, within about one watchdog tick (a third of the lease), while the client stays open. Without
+     * that, the watchdog would renew them until the client closes.
+     */
+    @Test
+    default void holdsOfAThreadThatEnded_areReleasedWhileItsClientStaysOpen() throws Exception {
+        String name = uniqueName();
+        String readName = uniqueName();
+        LockClient holder = newClient(Duration.ofMillis(900));
+        AtomicInteger held = new AtomicInteger();
+        Thread dies = new Thread(() -> {
+            DistributedReadWriteLock l = rw(holder, name);
+            l.writeLock().lock();
+            l.readLock().lock(); // a downgrade: the thread holds both views of the name
+            l.readLock().lock(); // re-entered: a hold of an ended thread goes whatever its count
+            DistributedLock read = rw(holder, readName).readLock();
+            read.lock();
+            held.set(l.writeLock().getHoldCount() + l.readLock().getHoldCount() + read.getHoldCount());
+            throw new IllegalStateException("the worker failed while holding");
+        });
+        dies.setUncaughtExceptionHandler((t, e) -> {});
+        dies.start();
+        dies.join(Timing.seconds(10).toMillis());
+        assertThat(held.get()).as("the thread held before it ended").isEqualTo(4);
+        Timing.sleep(Duration.ofMillis(1_200)); // past the lease: only the watchdog's renewals would keep the holds
+        DistributedLock writer = rw(newClient(), name).writeLock();
+        assertThat(writer.tryLock(Timing.seconds(5).toMillis(), TimeUnit.MILLISECONDS))
+                .as("another client's writer gets the name the ended thread held both views of")
+                .isTrue();
+        writer.unlock();
+        DistributedLock otherWriter = rw(newClient(), readName).writeLock();
+        assertThat(otherWriter.tryLock(Timing.seconds(5).toMillis(), TimeUnit.MILLISECONDS))
+                .as("another client's writer gets the name the ended thread read")
+                .isTrue();
+        otherWriter.unlock();
+        assertThat(residue(name)).isEmpty();
+        assertThat(residue(readName)).isEmpty();
+    }
+
     @Test
     default void watchdog_keepsReadAndWriteHoldsPastTheirLease() throws Exception {
         String readName = uniqueName();
