@@ -2,10 +2,16 @@ package io.distlock.redis;
 
 import io.distlock.DistributedLockException;
 import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import io.netty.buffer.ByteBuf;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -13,6 +19,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /*
  * Overview
@@ -32,6 +39,12 @@ import java.util.concurrent.TimeoutException;
  * Scripts
  *   A script runs with EVALSHA; a NOSCRIPT answer (server restarted, failed over, script cache flushed, a Cluster node
  *   that never saw the script) is answered with one EVAL of the source, which also caches it again on that server.
+ *
+ * Commands written twice
+ *   When the connection breaks before a command's answer came, Lettuce writes the command again once it has
+ *   reconnected. A release whose first write was applied then finds its hold gone and answers "not this owner's" about
+ *   the hold it ended itself. callOwnerChecked counts the writes of its command (its arguments are encoded once per
+ *   write) and answers such a "not found" that followed a second write as unknown, never as a lost hold.
  */
 /** Sends commands and scripts on the command connection and waits for their answers within its timeout. */
 final class CommandRunner {
@@ -85,6 +98,56 @@ final class CommandRunner {
                 return await(on.<T>eval(script.source(), type, keys, args));
             }
             throw e;
+        }
+    }
+
+    /**
+     * Runs an owner-checked script (a release) and waits for its integer answer, where 0 means the owner's hold is not
+     * there. A 0 that answers a command Lettuce wrote more than once (it writes again what was in flight when a
+     * connection broke) may be about the hold the first write ended: it throws {@link DistributedLockException}, the
+     * outcome unknown, rather than report the hold lost.
+     */
+    long callOwnerChecked(LuaScript script, String[] keys, String... args) {
+        CountedArgs sent = new CountedArgs(script.sha1(), keys, args);
+        Long answer;
+        try {
+            answer = await(dispatch(CommandType.EVALSHA, sent));
+        } catch (RuntimeException e) {
+            if (!isNoScript(e)) {
+                throw e;
+            }
+            sent = new CountedArgs(script.source(), keys, args);
+            answer = await(dispatch(CommandType.EVAL, sent));
+        }
+        long a = answer == null ? 0 : answer;
+        int writes = sent.writes.get();
+        if (a == 0 && writes > 1) {
+            throw new DistributedLockException(
+                    "Redis answered that the hold was not there, but an earlier write of the same command may have"
+                            + " ended it: whether this release took effect is unknown",
+                    new java.io.IOException(
+                            "the connection broke before the answer; Lettuce wrote the command " + writes + " times"));
+        }
+        return a;
+    }
+
+    private RedisFuture<Long> dispatch(CommandType type, CountedArgs args) {
+        return async.dispatch(type, new IntegerOutput<>(StringCodec.UTF8), args);
+    }
+
+    /** The arguments of EVAL or EVALSHA, counting how often Lettuce encodes them: once per write to a connection. */
+    private static final class CountedArgs extends CommandArgs<String, String> {
+        final AtomicInteger writes = new AtomicInteger();
+
+        CountedArgs(String script, String[] keys, String[] args) {
+            super(StringCodec.UTF8);
+            add(script).add(keys.length).addKeys(keys).addValues(args);
+        }
+
+        @Override
+        public void encode(ByteBuf buf) {
+            writes.incrementAndGet();
+            super.encode(buf);
         }
     }
 

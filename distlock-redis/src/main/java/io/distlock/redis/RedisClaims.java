@@ -134,15 +134,14 @@ final class RedisClaims {
 
     boolean release(HeldClaim hold) {
         String tag = layout.tag(hold.key().name());
-        Long released = commands.call(
+        long released = commands.callOwnerChecked(
                 LuaScript.CLAIM_RELEASE,
-                ScriptOutputType.INTEGER,
                 KeyLayout.claimKeys(tag),
                 mode(hold.mode()) + hold.owner().value(),
                 Long.toString(hold.fencingToken()),
                 channels.publish(),
                 KeyLayout.key(tag, KeyLayout.CLAIM_CHANNEL));
-        return released != null && released == 1L;
+        return released == 1L;
     }
 
     /** Ends {@code from} and asks for {@code to}, queued, in one script (see claim-handoff.lua). */

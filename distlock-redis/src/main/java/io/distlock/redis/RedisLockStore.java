@@ -444,26 +444,24 @@ final class RedisLockStore
     private boolean release(KeyLayout.NameKeys keys, OwnerId owner) {
         String tag = keys.tag;
         if (!contended.contains(tag)) {
-            Long lean = commands.call(
+            long lean = commands.callOwnerChecked(
                     LuaScript.LOCK_RELEASE_LEAN,
-                    ScriptOutputType.INTEGER,
                     new String[] {keys.hold, keys.queue(), keys.wakeOrder()},
                     owner.value());
-            if (lean == null || lean != 2L) {
-                return lean != null && lean == 1L;
+            if (lean != 2L) {
+                return lean == 1L;
             }
             contended.add(tag);
         }
-        Long released = commands.call(
+        long released = commands.callOwnerChecked(
                 LuaScript.LOCK_RELEASE,
-                ScriptOutputType.INTEGER,
                 KeyLayout.wakeKeys(tag),
                 owner.value(),
                 channels.prefix(tag),
                 channels.publish(),
                 tag,
                 WaitRegistry.CLAIM_MILLIS);
-        return released != null && released == 1L;
+        return released == 1L;
     }
 
     @Override
