@@ -20,8 +20,6 @@ import io.distlock.spi.SessionHolds;
 import io.distlock.spi.Subscription;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.kv.DeleteResponse;
-import io.etcd.jetcd.options.DeleteOption;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -61,10 +59,10 @@ import org.slf4j.LoggerFactory;
  *   EtcdRequests: the round trips they all share. This class wires them and does the two steps that are one request.
  *
  * Release and abandon
- *   release is a plain delete of the owner's key with prev_kv, not a transaction: the key names its owner, so it
- *   cannot touch another owner's key, and the deleted key's create revision says whether it was the hold being
- *   released (its fencing token). An uncontended acquire and release is one transaction and one delete, the fewest Raft writes a lock
- *   can do. abandon deletes the waiter's key, which also deletes a grant the engine never saw: a waiter that gave up
+ *   release is a transaction that deletes the owner's key only while it has the hold's create revision (its fencing
+ *   token): the key names its owner, so it cannot touch another owner's key, and the revision keeps a release that
+ *   arrives late or twice from ending the same owner's newer hold. An uncontended acquire and release is two
+ *   transactions, two Raft writes, the fewest a lock can do. abandon deletes the waiter's key, which also deletes a grant the engine never saw: a waiter that gave up
  *   can never become the holder later (jetcd issue #291). abandonHold (SessionHolds) ends one hold the engine found
  *   lost or whose fixed lease ran out: a transaction deletes the key only while it has the hold's create revision, so
  *   the owner's newer key is never touched, and a fixed-lease hold's own etcd lease is revoked. The engine's timer thus
@@ -87,8 +85,6 @@ import org.slf4j.LoggerFactory;
 final class EtcdLockStore implements ClaimStore, CounterStore, ClaimAdmin, QueueOrdered, HandsOff, SessionHolds {
     private static final Logger log = LoggerFactory.getLogger(EtcdLockStore.class);
     private static final int MAX_SPARE_TOKENS = 0; // a token is a create revision etcd assigns: none can be set aside
-    private static final DeleteOption PREV_KV =
-            DeleteOption.builder().withPrevKV(true).build();
 
     private final Client client;
     private final boolean ownsClient;
@@ -242,25 +238,13 @@ final class EtcdLockStore implements ClaimStore, CounterStore, ClaimAdmin, Queue
         ensureOpen();
         String path = keys.holdKey(hold.key().name(), hold.owner().value(), hold.kind(), hold.mode());
         Entry e = entries.get(path);
-        // a plain delete of the owner's own key: the key names its owner, so this can never touch another owner's key,
-        // and the deleted key's create revision tells whether it was this hold (its fencing token)
-        DeleteResponse r = requests.await(requests.kv().delete(bytes(path), PREV_KV), "release");
-        entries.forget(path, e);
-        List<KeyValue> gone = r.getPrevKvs();
-        if (gone.isEmpty()) {
-            return false;
+        // deletes the owner's key only while it has the hold's create revision (its fencing token): a newer key at the
+        // same path (the owner's next hold or queue entry) is never ended by a release that arrives late or twice
+        boolean released = requests.deleteIfRevision(bytes(path), hold.fencingToken(), "release");
+        if (e != null && e.revision == hold.fencingToken()) {
+            entries.forget(path, e);
         }
-        long revision = gone.get(0).getCreateRevision();
-        if (revision != hold.fencingToken()) {
-            // not the hold (it ended), but a key of this owner that it no longer counts on: deleted, as it should be
-            log.debug(
-                    "distlock: release of {} found key revision {}, not the hold's {}",
-                    OwnerId.redact(path),
-                    revision,
-                    hold.fencingToken());
-            return false;
-        }
-        return true;
+        return released;
     }
 
     @Override

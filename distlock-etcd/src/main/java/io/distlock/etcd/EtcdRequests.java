@@ -107,12 +107,17 @@ final class EtcdRequests {
 
     /** Deletes {@code k} if it still has this create revision; whether it did. */
     boolean deleteIfRevision(ByteSequence k, long revision) {
+        return deleteIfRevision(k, revision, "delete");
+    }
+
+    /** {@link #deleteIfRevision(ByteSequence, long)}, its failures naming the operation {@code what}. */
+    boolean deleteIfRevision(ByteSequence k, long revision, String what) {
         return await(
                         kv.txn()
                                 .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
                                 .Then(Op.delete(k, DeleteOption.DEFAULT))
                                 .commit(),
-                        "delete")
+                        what)
                 .isSucceeded();
     }
 

@@ -370,7 +370,7 @@ class EtcdLockStoreIT {
     }
 
     @Test
-    void uncontendedAcquireAndRelease_oneTransactionAndOnePlainDelete() {
+    void uncontendedAcquireAndRelease_twoTransactions() {
         EtcdLockStore s = store();
         LockKey key = name();
         long warm = token(s.tryAcquire(lock(key, owner("c:t0"), RENEWED), false)); // the shared lease, granted once
@@ -381,8 +381,10 @@ class EtcdLockStoreIT {
         long requests = unaryRequests();
         long token = token(s.tryAcquire(lock(key, owner("c:t1"), RENEWED), false));
         assertThat(s.release(HeldClaim.lock(key, owner("c:t1"), token))).isTrue();
-        assertThat(EtcdFixture.handled(endpoint, "Txn") - txns).isEqualTo(1);
-        assertThat(EtcdFixture.handled(endpoint, "DeleteRange") - deletes).isEqualTo(1);
+        assertThat(EtcdFixture.handled(endpoint, "Txn") - txns)
+                .as("the acquire, and the release's revision-checked delete")
+                .isEqualTo(2);
+        assertThat(EtcdFixture.handled(endpoint, "DeleteRange") - deletes).isZero();
         assertThat(unaryRequests() - requests).isEqualTo(2);
         assertThat(fixture.keysOf(key.name())).isEmpty();
     }
@@ -395,9 +397,40 @@ class EtcdLockStoreIT {
         KeyValue hold = fixture.keysOf(key.name()).get(0);
         fixture.client().getKVClient().delete(hold.getKey()).get(5, TimeUnit.SECONDS);
         fixture.client().getKVClient().put(hold.getKey(), hold.getValue()).get(5, TimeUnit.SECONDS);
+        long recreated = fixture.keysOf(key.name()).get(0).getCreateRevision();
         assertThat(s.release(HeldClaim.lock(key, owner("c:t1"), token)))
                 .as("not the hold it was granted")
                 .isFalse();
+        assertThat(fixture.keysOf(key.name()))
+                .as("the owner's newer key at the same path, untouched by the old hold's release")
+                .extracting(KeyValue::getCreateRevision)
+                .containsExactly(recreated);
+        fixture.client().getKVClient().delete(hold.getKey()).get(5, TimeUnit.SECONDS);
+    }
+
+    /**
+     * A release that arrives after its hold ended and the same owner acquired again (a late or repeated release) leaves
+     * the newer hold alone: the delete compares the key's create revision with the old hold's token.
+     */
+    @Test
+    void release_ofAnEndedHold_afterTheOwnerAcquiredAgain_leavesTheNewerHold() {
+        EtcdLockStore s = store();
+        LockKey key = name();
+        long first = token(s.tryAcquire(lock(key, owner("c:t1"), RENEWED), false));
+        assertThat(s.release(HeldClaim.lock(key, owner("c:t1"), first))).isTrue();
+        long second = token(s.tryAcquire(lock(key, owner("c:t1"), RENEWED), false));
+        assertThat(s.release(HeldClaim.lock(key, owner("c:t1"), first)))
+                .as("the first hold's release, repeated")
+                .isFalse();
+        assertThat(fixture.keysOf(key.name()))
+                .as("the newer hold's key")
+                .extracting(KeyValue::getCreateRevision)
+                .containsExactly(second);
+        assertThat(s.renew(List.of(HeldClaim.lock(key, owner("c:t1"), second)), LEASE))
+                .as("the newer hold is still renewed")
+                .isEmpty();
+        assertThat(s.release(HeldClaim.lock(key, owner("c:t1"), second))).isTrue();
+        assertThat(fixture.keysOf(key.name())).isEmpty();
     }
 
     // ---------------------------------------------------------------- jetcd #291: no late grant to nobody
