@@ -124,6 +124,8 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
         final Mode mode;
         volatile OwnerId owner;
         volatile long token;
+        /** Set when its release's commit failed once sent (see {@link SessionLock.CommitUnknown}). */
+        volatile SessionLock.@Nullable CommitUnknown commitUnknown;
 
         Session(Pin pin, LockKey key, Claim.Kind kind, Mode mode, OwnerId owner, long token) {
             this.pin = pin;
@@ -456,7 +458,25 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
     private boolean endIfCurrent(HeldClaim hold) {
         String id = id(hold.key(), hold.owner(), hold.kind(), hold.mode());
         Session s = sessions.get(id);
-        return s != null && s.token == hold.fencingToken() && sessions.remove(id, s) && end(s, true);
+        return s != null && s.token == hold.fencingToken() && sessions.remove(id, s) && released(s);
+    }
+
+    /**
+     * Ends a hold for its owner's release; true if it was still held. A release whose commit failed once sent throws
+     * {@link DistributedLockException}: the commit may have been applied, and "lost" would claim the hold ended before
+     * this release.
+     */
+    private boolean released(Session s) {
+        boolean released = end(s, true);
+        SessionLock.CommitUnknown unknown = s.commitUnknown;
+        if (unknown != null) {
+            throw new DistributedLockException(
+                    "the release of '" + abbreviate(s.key) + "' lost its connection after sending its commit: the"
+                            + " database ends that session and its lock with it, but whether the release itself took"
+                            + " effect is unknown",
+                    unknown);
+        }
+        return released;
     }
 
     private void abandon(LockKey key, OwnerId owner) {
@@ -478,7 +498,7 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
             return endIfCurrent(hold);
         }
         Session s = sessions.remove(id(hold.key(), hold.owner()));
-        return s != null && end(s, true);
+        return s != null && released(s);
     }
 
     /**
@@ -517,6 +537,9 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
                 }
                 discard(s.connection);
                 released = false;
+                if (e instanceof SessionLock.CommitUnknown u) {
+                    s.commitUnknown = u;
+                }
             } finally {
                 if (last) {
                     pins.release();

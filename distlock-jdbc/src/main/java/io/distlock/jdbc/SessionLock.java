@@ -28,6 +28,18 @@ abstract class SessionLock {
     /** Gives the lock back on its own connection; true if it was still held. Sends NOTIFY where supported. */
     abstract boolean unlock(Connection c, String name) throws SQLException;
 
+    /**
+     * A release's commit was sent and failed: the database may have applied it and lost the answer with the
+     * connection, or not applied it; either way the session ends with the connection, and its lock with it.
+     */
+    static final class CommitUnknown extends SQLException {
+        private static final long serialVersionUID = 1L;
+
+        CommitUnknown(SQLException cause) {
+            super("the release's commit failed once sent: " + cause.getMessage(), cause.getSQLState(), cause);
+        }
+    }
+
     /** Leaves {@code c} fit to go back to a pool after a failed or unknown unlock. */
     abstract void reset(Connection c) throws SQLException;
 
@@ -371,7 +383,11 @@ abstract class SessionLock {
                 ps.executeUpdate();
             }
             notifyRelease(c, name);
-            c.commit();
+            try {
+                c.commit();
+            } catch (SQLException e) {
+                throw new CommitUnknown(e);
+            }
             c.setAutoCommit(true);
             return true;
         }

@@ -6,15 +6,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import io.distlock.DistributedLockException;
 import io.distlock.LockHold;
 import io.distlock.LockLostException;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
@@ -27,43 +20,18 @@ import org.junit.jupiter.api.Test;
  * one injected fault; no server.
  */
 class TableReleaseAnswerLostTest {
-    private final AtomicBoolean loseNextCommitAnswer = new AtomicBoolean();
-    private final AtomicInteger lostAnswers = new AtomicInteger();
+    private final LostCommitAnswers answers = new LostCommitAnswers(h2());
 
-    private DataSource dataSource() {
+    private static DataSource h2() {
         JdbcDataSource h2 = new JdbcDataSource();
         h2.setURL("jdbc:h2:mem:releaseanswerlost;DB_CLOSE_DELAY=-1");
-        return (DataSource)
-                Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class}, (p, m, args) -> {
-                    Object result = invoke(m, h2, args);
-                    return m.getName().equals("getConnection") ? faulty((Connection) result) : result;
-                });
-    }
-
-    private Connection faulty(Connection real) {
-        return (Connection)
-                Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class}, (p, m, args) -> {
-                    Object result = invoke(m, real, args);
-                    if (m.getName().equals("commit") && loseNextCommitAnswer.compareAndSet(true, false)) {
-                        lostAnswers.incrementAndGet();
-                        throw new SQLException("connection reset after the commit was sent", "08006");
-                    }
-                    return result;
-                });
-    }
-
-    private static Object invoke(Method m, Object target, Object[] args) throws Throwable {
-        try {
-            return m.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
+        return h2;
     }
 
     @Test
     void releaseCommitted_answerLost_isNotReportedLost() throws Exception {
         try (JdbcLockClient client = JdbcLockClient.builder()
-                .dataSource(dataSource())
+                .dataSource(answers.dataSource)
                 .tableName("release_answer_lost")
                 .mode(JdbcLockClient.Mode.TABLE)
                 .leaseTime(Duration.ofSeconds(30))
@@ -71,11 +39,11 @@ class TableReleaseAnswerLostTest {
                 .clientId("c1")
                 .build()) {
             LockHold hold = client.lock("k").tryAcquire(Duration.ofSeconds(5)).orElseThrow();
-            loseNextCommitAnswer.set(true);
+            answers.loseNext();
 
             Throwable failure = catchThrowable(hold::release);
 
-            assertThat(lostAnswers).as("the commit's answer was lost once").hasValue(1);
+            assertThat(answers.lost()).as("the commit's answer was lost once").isEqualTo(1);
             assertThat(failure)
                     .as("a release the database applied is not a lost hold")
                     .isInstanceOf(DistributedLockException.class)
@@ -92,7 +60,7 @@ class TableReleaseAnswerLostTest {
     @Test
     void releaseOfAnExpiredHold_stillReportsLost() throws Exception {
         try (JdbcLockClient client = JdbcLockClient.builder()
-                .dataSource(dataSource())
+                .dataSource(answers.dataSource)
                 .tableName("release_answer_lost_expired")
                 .mode(JdbcLockClient.Mode.TABLE)
                 .leaseTime(Duration.ofMillis(300))
