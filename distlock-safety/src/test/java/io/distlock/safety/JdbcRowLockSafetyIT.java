@@ -97,4 +97,40 @@ class JdbcRowLockSafetyIT {
     void j1_holdersSessionKilled_postgres() throws Exception {
         Tier1Scenarios.j1SessionKilled(postgres, SafetySeeds.seed());
     }
+
+    @Test
+    @Tag("tier2")
+    void g5_acquireReplyLost_mariadb() throws Exception {
+        Tier1Scenarios.g5AcquireReplyLost(mariadb, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void g7_degradedNetwork_mariadb() throws Exception {
+        Tier2Scenarios.g7DegradedNetwork(mariadb, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void k1_clientClockJumps_mariadb() throws Exception {
+        Tier2Scenarios.k1ClientClockJumps(mariadb, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void g5_acquireReplyLost_postgres() throws Exception {
+        Tier1Scenarios.g5AcquireReplyLost(postgres, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void g7_degradedNetwork_postgres() throws Exception {
+        Tier2Scenarios.g7DegradedNetwork(postgres, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void k1_clientClockJumps_postgres() throws Exception {
+        Tier2Scenarios.k1ClientClockJumps(postgres, SafetySeeds.seed());
+    }
 }

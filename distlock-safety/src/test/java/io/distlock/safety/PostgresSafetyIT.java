@@ -113,4 +113,16 @@ class PostgresSafetyIT implements ClientFaultTests {
     public Store clientFaultStore() {
         return table;
     }
+
+    @Test
+    @Tag("tier2")
+    void g1_baseline_sessionLocks() throws Exception {
+        Tier1Scenarios.g1Baseline(advisory, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void x1_interruptedWaits_sessionLocks() throws Exception {
+        Tier1Scenarios.x1InterruptedWaits(advisory, SafetySeeds.seed());
+    }
 }

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
  * (split vote of five client JVMs), L3r (a client JVM stopped mid-acquire), L1r with a delayed restart, and G3 (the
  * holder's JVM killed).
  */
-class RedLockMoreSafetyIT {
+class RedLockMoreSafetyIT implements ClientFaultTests {
     static RedLockStore store;
 
     @BeforeAll
@@ -53,5 +53,34 @@ class RedLockMoreSafetyIT {
     @Tag("tier2")
     void g3_holderKilled() throws Exception {
         Tier1Scenarios.g3HolderKilled(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void g1_baseline() throws Exception {
+        Tier1Scenarios.g1Baseline(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void x1_interruptedWaits() throws Exception {
+        Tier1Scenarios.x1InterruptedWaits(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void r4_staleUnlock() throws Exception {
+        Tier1Scenarios.r4StaleUnlock(store, SafetySeeds.seed(), "R4", "tier2");
+    }
+
+    @Test
+    @Tag("tier2")
+    void k1_clientClockJumps() throws Exception {
+        Tier2Scenarios.k1ClientClockJumps(store, SafetySeeds.seed());
+    }
+
+    @Override
+    public Store clientFaultStore() {
+        return store;
     }
 }

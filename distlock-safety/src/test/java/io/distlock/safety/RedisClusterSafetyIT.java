@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
  * Tier-1 scenarios on a Redis Cluster of 3 masters and 3 replicas, with C4 (hash-tag names). G5 needs a proxy in the
  * client's path, which the Cluster's redirections bypass: not run here.
  */
-class RedisClusterSafetyIT {
+class RedisClusterSafetyIT implements ClientFaultTests {
     static RedisStores.Cluster store;
 
     @BeforeAll
@@ -68,5 +68,16 @@ class RedisClusterSafetyIT {
     @Tag("tier2")
     void c2_automaticFailoverOfTheLocksShard() throws Exception {
         Tier2StoreScenarios.c2AutomaticFailover(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void k1_clientClockJumps() throws Exception {
+        Tier2Scenarios.k1ClientClockJumps(store, SafetySeeds.seed());
+    }
+
+    @Override
+    public Store clientFaultStore() {
+        return store;
     }
 }

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
  * Tier-1 scenarios on a Redis Sentinel set (master, 2 replicas, 3 Sentinels). G5 needs a proxy in the client's path,
  * which Sentinel's address discovery bypasses: not run here.
  */
-class RedisSentinelSafetyIT {
+class RedisSentinelSafetyIT implements ClientFaultTests {
     static RedisStores.Sentinel store;
 
     @BeforeAll
@@ -56,5 +56,16 @@ class RedisSentinelSafetyIT {
     @Tag("tier2")
     void sf_failoverUnderLoad() throws Exception {
         Tier2StoreScenarios.sentinelFailover(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void k1_clientClockJumps() throws Exception {
+        Tier2Scenarios.k1ClientClockJumps(store, SafetySeeds.seed());
+    }
+
+    @Override
+    public Store clientFaultStore() {
+        return store;
     }
 }
