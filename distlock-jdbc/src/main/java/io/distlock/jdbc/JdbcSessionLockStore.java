@@ -43,8 +43,10 @@ import org.slf4j.LoggerFactory;
  * lease ends.
  *
  * Pool exhaustion: a hold takes a permit of a per-client semaphore (maxPinnedConnections) before it asks the pool for
- * a connection; with no permit left, the acquire fails at once with a DistributedLockException naming the limit, instead
- * of blocking in the pool while the connections that would be returned are the ones this client pins.
+ * a connection; when the client's holds pin every permit, the acquire fails at once with a DistributedLockException
+ * naming the limit, instead of blocking in the pool while the connections that would be returned are the ones this
+ * client pins. Permits that other attempts use (each for one round trip, many waiters of one client retrying at once)
+ * are waited for, briefly: they are not holds.
  *
  * Fencing tokens come from the same sequence as in TABLE mode, drawn on the holding session after the lock is taken;
  * every earlier holder's token was drawn while it held the lock, so the new token is greater.
@@ -84,6 +86,8 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
     private static final Logger log = LoggerFactory.getLogger(JdbcSessionLockStore.class);
     /** How soon a waiter re-checks a lock whose holder might have died without a notification. */
     private static final Duration RECHECK = Duration.ofSeconds(1);
+    /** How long an attempt waits for a pin that other attempts of this client use (see {@link #takePin}). */
+    private static final long PIN_WAIT_MILLIS = 2_000;
 
     private final Db db;
     private final SessionLock mechanism;
@@ -232,8 +236,8 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
             // the owner holds it already (a hand-off to it raced with its own attempt): busy, as in the reference
             return Attempt.busy(RECHECK);
         }
-        if (!pins.tryAcquire()) {
-            throw tooManyPins();
+        if (!takePin()) {
+            return queued ? Attempt.busy(FairQueue.refreshWithin()) : Attempt.busy(RECHECK);
         }
         Connection c = null;
         try {
@@ -347,8 +351,8 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
         if (!clear) {
             return Attempt.busy(busy);
         }
-        if (!pins.tryAcquire()) {
-            throw tooManyPins();
+        if (!takePin()) {
+            return Attempt.busy(busy);
         }
         Connection c = null;
         Session granted = null;
@@ -407,6 +411,36 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
                 throw Db.failure("downgrade of '" + abbreviate(claim.key()) + "'", e);
             }
         }
+    }
+
+    /**
+     * Takes a pin for an attempt. With none free: when this client's holds pin fewer than maxPinnedConnections, the
+     * others are in use by attempts of this client, each for a round trip, so it waits for one (up to {@link
+     * #PIN_WAIT_MILLIS}) and answers false, "busy, try again", if none came in time; when its holds pin them all, the
+     * acquire fails with {@link #tooManyPins}.
+     */
+    private boolean takePin() {
+        if (pins.tryAcquire()) {
+            return true;
+        }
+        if (heldPins() >= maxPinned) {
+            throw tooManyPins();
+        }
+        try {
+            return pins.tryAcquire(PIN_WAIT_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the caller's wait sees it
+            return false;
+        }
+    }
+
+    /** The connections this client's holds pin now. */
+    private int heldPins() {
+        Set<Pin> held = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Session s : sessions.values()) {
+            held.add(s.pin);
+        }
+        return held.size();
     }
 
     private DistributedLockException tooManyPins() {

@@ -408,6 +408,57 @@ class JdbcSafetyIT {
         holds.get(1).release();
     }
 
+    /**
+     * Many threads of one client waiting for one name in ROW_LOCK with few pins: at most one of them holds, so at most
+     * one connection is pinned by a hold; the others' attempts take pins only for a round trip each. None may fail
+     * with the pin limit (safety suite G10: 500 waiters over 3 clients had 35 to 126 such failures).
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = TestDatabase.class,
+            names = {"MARIADB", "POSTGRESQL"})
+    void rowLock_manyWaitersOfOneClientOnOneName_fewPins_everyWaiterGetsIt(TestDatabase db) throws Exception {
+        TestDatabase.Env e = env(db);
+        HikariDataSource pool = TestDatabase.pool(e.url, e.user, e.password, 6);
+        closeAfterTest.add(pool);
+        JdbcLockClient rowLocks = JdbcLockClient.builder()
+                .dataSource(pool)
+                .tableName(e.table)
+                .mode(JdbcLockClient.Mode.ROW_LOCK)
+                .maxPinnedConnections(2)
+                .build();
+        closeAfterTest.add(rowLocks);
+        String name = "waiters-" + UUID.randomUUID();
+        int threads = 24;
+        java.util.concurrent.atomic.AtomicInteger acquired = new java.util.concurrent.atomic.AtomicInteger();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        List<Thread> waiters = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            Thread t = new Thread(() -> {
+                try {
+                    go.await();
+                    Optional<LockHold> h = rowLocks.lock(name).tryAcquire(Timing.seconds(60));
+                    if (h.isPresent()) {
+                        acquired.incrementAndGet();
+                        Thread.sleep(5);
+                        h.get().release();
+                    }
+                } catch (Throwable t2) {
+                    failures.add(t2);
+                }
+            });
+            t.start();
+            waiters.add(t);
+        }
+        go.countDown();
+        for (Thread t : waiters) {
+            t.join(Timing.seconds(90).toMillis());
+        }
+        assertThat(failures).as("waiters that failed").isEmpty();
+        assertThat(acquired.get()).as("waiters that got the lock").isEqualTo(threads);
+    }
+
     /** A pool that remembers the server session of every connection it hands out, and can refuse connections. */
     static final class SessionTracking implements DataSource, AutoCloseable {
         private final HikariDataSource pool;
