@@ -133,4 +133,34 @@ class JdbcRowLockSafetyIT {
     void k1_clientClockJumps_postgres() throws Exception {
         Tier2Scenarios.k1ClientClockJumps(postgres, SafetySeeds.seed());
     }
+
+    /** The client-fault and scale scenarios on ROW_LOCK, MariaDB. */
+    @org.junit.jupiter.api.Nested
+    class MariaDbClientFaults implements ClientFaultTests {
+        @Override
+        public Store clientFaultStore() {
+            return mariadb;
+        }
+    }
+
+    /** The client-fault and scale scenarios on ROW_LOCK, PostgreSQL. */
+    @org.junit.jupiter.api.Nested
+    class PostgresClientFaults implements ClientFaultTests {
+        @Override
+        public Store clientFaultStore() {
+            return postgres;
+        }
+    }
+
+    @Test
+    @Tag("tier2")
+    void g11_soak_mariadb() throws Exception {
+        Tier2Scenarios.g11Soak(mariadb, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void g11_soak_postgres() throws Exception {
+        Tier2Scenarios.g11Soak(postgres, SafetySeeds.seed());
+    }
 }

@@ -125,4 +125,13 @@ class PostgresSafetyIT implements ClientFaultTests {
     void x1_interruptedWaits_sessionLocks() throws Exception {
         Tier1Scenarios.x1InterruptedWaits(advisory, SafetySeeds.seed());
     }
+
+    /** The client-fault and scale scenarios on the session-lock mode, PostgreSQL. */
+    @org.junit.jupiter.api.Nested
+    class SessionLockClientFaults implements ClientFaultTests {
+        @Override
+        public Store clientFaultStore() {
+            return advisory;
+        }
+    }
 }
