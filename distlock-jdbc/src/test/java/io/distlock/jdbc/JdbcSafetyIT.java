@@ -411,7 +411,7 @@ class JdbcSafetyIT {
     /**
      * Many threads of one client waiting for one name in ROW_LOCK with few pins: at most one of them holds, so at most
      * one connection is pinned by a hold; the others' attempts take pins only for a round trip each. None may fail
-     * with the pin limit (safety suite G10: 500 waiters over 3 clients had 35 to 126 such failures).
+     * with the pin limit.
      */
     @ParameterizedTest
     @EnumSource(
