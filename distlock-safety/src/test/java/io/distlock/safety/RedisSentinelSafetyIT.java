@@ -64,6 +64,13 @@ class RedisSentinelSafetyIT implements ClientFaultTests {
         Tier2Scenarios.k1ClientClockJumps(store, SafetySeeds.seed());
     }
 
+    /** G8a: the master stopped for half the lease, too short for the Sentinels to fail over (SF covers that). */
+    @Test
+    @Tag("tier2")
+    void g8_serverPaused_halfTheLease() throws Exception {
+        Tier2StoreScenarios.g8ServerPaused(store, SafetySeeds.seed(), RedisStores.LEASE.dividedBy(2), "a");
+    }
+
     @Override
     public Store clientFaultStore() {
         return store;

@@ -105,8 +105,13 @@ final class Tier1Scenarios {
      * beyond the store's expiry, nor be left behind.
      */
     static CheckReport g5AcquireReplyLost(Store store, long seed) throws InterruptedException {
+        return g5AcquireReplyLost(store, seed, "tier1");
+    }
+
+    /** G5 reported under {@code tier}: tier 2 where the store itself is a tier-2 fixture (RedLock's five nodes). */
+    static CheckReport g5AcquireReplyLost(Store store, long seed, String tier) throws InterruptedException {
         String id = store.name().equals("zookeeper") ? "Z4" : "G5";
-        try (Scenario s = new Scenario(id, "acquire applied, reply lost", "tier1", store, seed)) {
+        try (Scenario s = new Scenario(id, "acquire applied, reply lost", tier, store, seed)) {
             LockClient c1 = s.client("c1", true);
             RecordedLock lock = new RecordedLock(c1.lock(s.key()), s.history("c1"));
             var warm = lock.tryAcquire(WAIT);

@@ -77,10 +77,13 @@ final class Tier2StoreScenarios {
                 Tier1Scenarios.doc(store));
     }
 
-    /** The pid of the Redis server, the ZooKeeper leader or the etcd leader. */
+    /** The pid of the Redis server (the Sentinel set's master), the ZooKeeper leader or the etcd leader. */
     static long serverPid(Store store) {
         if (store instanceof RedisStores.Standalone r) {
             return ProcessFaults.pidOfServerOn(r.server.port());
+        }
+        if (store instanceof RedisStores.Sentinel r) {
+            return ProcessFaults.pidOfServerOn(r.set.masterPort());
         }
         if (store instanceof ConsensusStores.ZooKeeper z) {
             return z.ensemble.pid(z.ensemble.leader());
