@@ -76,6 +76,13 @@ class ZooKeeperSafetyIT implements ClientFaultTests {
 
     @Test
     @Tag("tier2")
+    void g8a_leaderPausedHalfExpiry() throws Exception {
+        Tier2StoreScenarios.g8ServerPaused(
+                store, SafetySeeds.seed(), store.expiry().dividedBy(2), "a");
+    }
+
+    @Test
+    @Tag("tier2")
     void g8_leaderPaused() throws Exception {
         Tier2StoreScenarios.g8ServerPaused(
                 store, SafetySeeds.seed(), store.expiry().multipliedBy(2), "b");
