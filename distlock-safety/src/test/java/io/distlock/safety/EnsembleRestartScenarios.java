@@ -254,11 +254,11 @@ final class EnsembleRestartScenarios {
     }
 
     /** Sends SIGKILL to every one of {@code pids} before waiting for any, so that the members die together. */
-    private static void killAtOnce(List<Long> pids) {
+    static void killAtOnce(List<Long> pids) {
         pids.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
     }
 
-    private static int port(String endpoint) {
+    static int port(String endpoint) {
         return Integer.parseInt(endpoint.substring(endpoint.lastIndexOf(':') + 1));
     }
 
@@ -275,7 +275,7 @@ final class EnsembleRestartScenarios {
     }
 
     /** The ms from {@code back} to the first hold any client got after it (-1 if none within {@code bound}). */
-    private static long awaitGrantAfter(Scenario s, long back, Duration bound) {
+    static long awaitGrantAfter(Scenario s, long back, Duration bound) {
         long end = System.nanoTime() + bound.toNanos();
         while (System.nanoTime() - end < 0) {
             Optional<Long> first = Acquisition.of(History.load(s.dir)).stream()
@@ -369,7 +369,7 @@ final class EnsembleRestartScenarios {
     }
 
     /** Starts the killed members together (a lone member of three never becomes healthy) and waits for each. */
-    private static void restartEtcdMembers(ConsensusStores.Etcd store, List<Integer> members) {
+    static void restartEtcdMembers(ConsensusStores.Etcd store, List<Integer> members) {
         AtomicReference<RuntimeException> failure = new AtomicReference<>();
         List<Thread> threads = new ArrayList<>();
         for (int i : members) {

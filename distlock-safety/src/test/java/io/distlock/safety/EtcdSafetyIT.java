@@ -121,6 +121,13 @@ class EtcdSafetyIT implements ClientFaultTests {
 
     @Test
     @Tag("tier2")
+    void g9_clusterDownHolderKilled() throws Exception {
+        HolderDeadRestartScenarios.etcd(
+                store, SafetySeeds.seed(), store.expiry().multipliedBy(2));
+    }
+
+    @Test
+    @Tag("tier2")
     void r2_holdDeleted() throws Exception {
         Tier2Scenarios.r2HoldDeleted(store, SafetySeeds.seed());
     }

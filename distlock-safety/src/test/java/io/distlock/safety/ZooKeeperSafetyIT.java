@@ -127,6 +127,13 @@ class ZooKeeperSafetyIT implements ClientFaultTests {
 
     @Test
     @Tag("tier2")
+    void z6_ensembleDownHolderKilled() throws Exception {
+        HolderDeadRestartScenarios.zooKeeper(
+                store, SafetySeeds.seed(), ConsensusStores.ZooKeeper.SESSION.multipliedBy(2));
+    }
+
+    @Test
+    @Tag("tier2")
     void r2_holdDeleted() throws Exception {
         Tier2Scenarios.r2HoldDeleted(store, SafetySeeds.seed());
     }
