@@ -52,6 +52,10 @@ final class HolderDeadRestartScenarios {
     /** G9 with the holder dead: the etcd cluster down for {@code down}, the holder killed while it is down. */
     static CheckReport etcd(ConsensusStores.Etcd store, long seed, Duration down) throws InterruptedException {
         List<Integer> members = List.of(0, 1, 2);
+        // looked up before the workers start: a lookup by port would also find the clients connected to it
+        List<Long> pids = members.stream()
+                .map(i -> ProcessFaults.pidOfServerOn(EnsembleRestartScenarios.port(store.cluster.endpoint(i))))
+                .toList();
         return run(
                 store,
                 seed,
@@ -63,10 +67,6 @@ final class HolderDeadRestartScenarios {
                                 "+", members.stream().map(store.cluster::name).toList()),
                 down,
                 () -> {
-                    List<Long> pids = members.stream()
-                            .map(i -> ProcessFaults.pidOfServerOn(
-                                    EnsembleRestartScenarios.port(store.cluster.endpoint(i))))
-                            .toList();
                     EnsembleRestartScenarios.killAtOnce(pids);
                     members.forEach(store.cluster::kill);
                 },
