@@ -75,13 +75,20 @@ final class EnsembleRestartScenarios {
 
     /** G9 on ZooKeeper: the leader and one follower killed while c1 holds, restarted with their data after 1 s. */
     static CheckReport g9ZooKeeperMajority(ConsensusStores.ZooKeeper store, long seed) throws InterruptedException {
+        return g9ZooKeeperMajority(store, seed, Duration.ofSeconds(1), "majority");
+    }
+
+    /** G9 on ZooKeeper: the leader and one follower killed while c1 holds, restarted after {@code down}. */
+    static CheckReport g9ZooKeeperMajority(ConsensusStores.ZooKeeper store, long seed, Duration down, String variant)
+            throws InterruptedException {
         return zooKeeperCrash(
                 store,
                 seed,
-                "G9-majority",
-                "ZooKeeper leader and a follower killed, restarted after 1000 ms",
+                "G9-" + variant,
+                "ZooKeeper leader and a follower killed, restarted after " + down.toMillis() + " ms (session "
+                        + ConsensusStores.ZooKeeper.SESSION.toMillis() + " ms)",
                 false,
-                Duration.ofSeconds(1));
+                down);
     }
 
     private static CheckReport zooKeeperCrash(

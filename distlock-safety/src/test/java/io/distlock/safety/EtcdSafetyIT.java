@@ -128,6 +128,13 @@ class EtcdSafetyIT implements ClientFaultTests {
 
     @Test
     @Tag("tier2")
+    void g9_majorityDownPastLease() throws Exception {
+        EnsembleRestartScenarios.g9EtcdRestart(
+                store, SafetySeeds.seed(), false, store.expiry().multipliedBy(3), "majority-long");
+    }
+
+    @Test
+    @Tag("tier2")
     void r2_holdDeleted() throws Exception {
         Tier2Scenarios.r2HoldDeleted(store, SafetySeeds.seed());
     }

@@ -134,6 +134,13 @@ class ZooKeeperSafetyIT implements ClientFaultTests {
 
     @Test
     @Tag("tier2")
+    void g9_majorityDownPastSession() throws Exception {
+        EnsembleRestartScenarios.g9ZooKeeperMajority(
+                store, SafetySeeds.seed(), ConsensusStores.ZooKeeper.SESSION.multipliedBy(2), "majority-long");
+    }
+
+    @Test
+    @Tag("tier2")
     void r2_holdDeleted() throws Exception {
         Tier2Scenarios.r2HoldDeleted(store, SafetySeeds.seed());
     }
