@@ -137,6 +137,47 @@ final class EnsembleRestartScenarios {
     }
 
     /**
+     * A ZooKeeper follower killed while c1 holds, its snapshots and logs deleted, and restarted after 1 s: it rejoins
+     * empty and takes a snapshot from the leader. Every MUST property holds (the leader and the other follower keep a
+     * quorum with every hold).
+     */
+    static CheckReport zooKeeperFollowerWiped(ConsensusStores.ZooKeeper store, long seed) throws InterruptedException {
+        ZooKeeperEnsemble ensemble = store.ensemble;
+        return Tier2StoreScenarios.underLoad(
+                store,
+                seed,
+                "G9-follower-wiped",
+                "ZooKeeper follower killed, its data deleted, restarted after 1000 ms",
+                Timing.seconds(18),
+                s -> {
+                    int leader = ensemble.leader();
+                    if (leader < 0) {
+                        throw new IllegalStateException("no ZooKeeper leader");
+                    }
+                    int follower = (leader + 1) % 3;
+                    s.awaitHolder(List.of("c1"), Timing.seconds(20));
+                    s.note("leader is member " + leader + "; killing member " + follower + " and deleting its data");
+                    Fault f = Fault.start(
+                            "crash-wipe",
+                            "zookeeper:m" + follower,
+                            Duration.ofSeconds(1),
+                            () -> {
+                                ensemble.kill(follower);
+                                ensemble.wipeData(follower);
+                            },
+                            () -> ensemble.restart(follower, Duration.ofSeconds(90)),
+                            s.faultLog());
+                    if (!f.awaitHealed(Duration.ofSeconds(100))) {
+                        throw new AssertionError("member " + follower + " not back within 100 s");
+                    }
+                    f.heal();
+                    s.note("member " + follower + " serves again as " + ensemble.mode(follower));
+                },
+                Tier1Scenarios.must(store, S1, S3, L3, L4, LIN),
+                Tier1Scenarios.doc(store));
+    }
+
+    /**
      * G9 on etcd: {@code members} (all three, or the leader and one follower) killed while c1 holds, restarted with
      * their data after {@code down}.
      */

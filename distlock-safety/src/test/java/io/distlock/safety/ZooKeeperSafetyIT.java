@@ -141,6 +141,12 @@ class ZooKeeperSafetyIT implements ClientFaultTests {
 
     @Test
     @Tag("tier2")
+    void g9_followerDataWiped() throws Exception {
+        EnsembleRestartScenarios.zooKeeperFollowerWiped(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
     void r2_holdDeleted() throws Exception {
         Tier2Scenarios.r2HoldDeleted(store, SafetySeeds.seed());
     }
