@@ -75,13 +75,20 @@ final class EnsembleRestartScenarios {
 
     /** G9 on ZooKeeper: the leader and one follower killed while c1 holds, restarted with their data after 1 s. */
     static CheckReport g9ZooKeeperMajority(ConsensusStores.ZooKeeper store, long seed) throws InterruptedException {
+        return g9ZooKeeperMajority(store, seed, Duration.ofSeconds(1), "majority");
+    }
+
+    /** G9 on ZooKeeper: the leader and one follower killed while c1 holds, restarted after {@code down}. */
+    static CheckReport g9ZooKeeperMajority(ConsensusStores.ZooKeeper store, long seed, Duration down, String variant)
+            throws InterruptedException {
         return zooKeeperCrash(
                 store,
                 seed,
-                "G9-majority",
-                "ZooKeeper leader and a follower killed, restarted after 1000 ms",
+                "G9-" + variant,
+                "ZooKeeper leader and a follower killed, restarted after " + down.toMillis() + " ms (session "
+                        + ConsensusStores.ZooKeeper.SESSION.toMillis() + " ms)",
                 false,
-                Duration.ofSeconds(1));
+                down);
     }
 
     private static CheckReport zooKeeperCrash(
@@ -127,6 +134,47 @@ final class EnsembleRestartScenarios {
                     Tier1Scenarios.must(store, S1, S3, L3, L4, LIN),
                     Tier1Scenarios.doc(store, L1));
         }
+    }
+
+    /**
+     * A ZooKeeper follower killed while c1 holds, its snapshots and logs deleted, and restarted after 1 s: it rejoins
+     * empty and takes a snapshot from the leader. Every MUST property holds (the leader and the other follower keep a
+     * quorum with every hold).
+     */
+    static CheckReport zooKeeperFollowerWiped(ConsensusStores.ZooKeeper store, long seed) throws InterruptedException {
+        ZooKeeperEnsemble ensemble = store.ensemble;
+        return Tier2StoreScenarios.underLoad(
+                store,
+                seed,
+                "G9-follower-wiped",
+                "ZooKeeper follower killed, its data deleted, restarted after 1000 ms",
+                Timing.seconds(18),
+                s -> {
+                    int leader = ensemble.leader();
+                    if (leader < 0) {
+                        throw new IllegalStateException("no ZooKeeper leader");
+                    }
+                    int follower = (leader + 1) % 3;
+                    s.awaitHolder(List.of("c1"), Timing.seconds(20));
+                    s.note("leader is member " + leader + "; killing member " + follower + " and deleting its data");
+                    Fault f = Fault.start(
+                            "crash-wipe",
+                            "zookeeper:m" + follower,
+                            Duration.ofSeconds(1),
+                            () -> {
+                                ensemble.kill(follower);
+                                ensemble.wipeData(follower);
+                            },
+                            () -> ensemble.restart(follower, Duration.ofSeconds(90)),
+                            s.faultLog());
+                    if (!f.awaitHealed(Duration.ofSeconds(100))) {
+                        throw new AssertionError("member " + follower + " not back within 100 s");
+                    }
+                    f.heal();
+                    s.note("member " + follower + " serves again as " + ensemble.mode(follower));
+                },
+                Tier1Scenarios.must(store, S1, S3, L3, L4, LIN),
+                Tier1Scenarios.doc(store));
     }
 
     /**
@@ -254,11 +302,11 @@ final class EnsembleRestartScenarios {
     }
 
     /** Sends SIGKILL to every one of {@code pids} before waiting for any, so that the members die together. */
-    private static void killAtOnce(List<Long> pids) {
+    static void killAtOnce(List<Long> pids) {
         pids.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
     }
 
-    private static int port(String endpoint) {
+    static int port(String endpoint) {
         return Integer.parseInt(endpoint.substring(endpoint.lastIndexOf(':') + 1));
     }
 
@@ -275,7 +323,7 @@ final class EnsembleRestartScenarios {
     }
 
     /** The ms from {@code back} to the first hold any client got after it (-1 if none within {@code bound}). */
-    private static long awaitGrantAfter(Scenario s, long back, Duration bound) {
+    static long awaitGrantAfter(Scenario s, long back, Duration bound) {
         long end = System.nanoTime() + bound.toNanos();
         while (System.nanoTime() - end < 0) {
             Optional<Long> first = Acquisition.of(History.load(s.dir)).stream()
@@ -369,7 +417,7 @@ final class EnsembleRestartScenarios {
     }
 
     /** Starts the killed members together (a lone member of three never becomes healthy) and waits for each. */
-    private static void restartEtcdMembers(ConsensusStores.Etcd store, List<Integer> members) {
+    static void restartEtcdMembers(ConsensusStores.Etcd store, List<Integer> members) {
         AtomicReference<RuntimeException> failure = new AtomicReference<>();
         List<Thread> threads = new ArrayList<>();
         for (int i : members) {

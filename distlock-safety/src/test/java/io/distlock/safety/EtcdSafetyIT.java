@@ -76,6 +76,13 @@ class EtcdSafetyIT implements ClientFaultTests {
 
     @Test
     @Tag("tier2")
+    void g8a_leaderPausedHalfExpiry() throws Exception {
+        Tier2StoreScenarios.g8ServerPaused(
+                store, SafetySeeds.seed(), store.expiry().dividedBy(2), "a");
+    }
+
+    @Test
+    @Tag("tier2")
     void g8_leaderPaused() throws Exception {
         Tier2StoreScenarios.g8ServerPaused(
                 store, SafetySeeds.seed(), store.expiry().multipliedBy(2), "b");
@@ -110,6 +117,20 @@ class EtcdSafetyIT implements ClientFaultTests {
     @Tag("tier2")
     void g9_majorityRestarted() throws Exception {
         EnsembleRestartScenarios.g9EtcdRestart(store, SafetySeeds.seed(), false, Duration.ofSeconds(1), "majority");
+    }
+
+    @Test
+    @Tag("tier2")
+    void g9_clusterDownHolderKilled() throws Exception {
+        HolderDeadRestartScenarios.etcd(
+                store, SafetySeeds.seed(), store.expiry().multipliedBy(2));
+    }
+
+    @Test
+    @Tag("tier2")
+    void g9_majorityDownPastLease() throws Exception {
+        EnsembleRestartScenarios.g9EtcdRestart(
+                store, SafetySeeds.seed(), false, store.expiry().multipliedBy(3), "majority-long");
     }
 
     @Test

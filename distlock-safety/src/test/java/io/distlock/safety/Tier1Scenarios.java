@@ -205,7 +205,7 @@ final class Tier1Scenarios {
      * A worker JVM running the counter with one thread whose every hold lasts {@code holdMillis}, so a fault aimed at
      * the holder the store names lands inside a hold (and no client starves the others of the lock).
      */
-    private static WorkerProcess slowWorker(Scenario s, String c, Duration run, long holdMillis) {
+    static WorkerProcess slowWorker(Scenario s, String c, Duration run, long holdMillis) {
         return s.worker(c, "w1-slow", s.spec(c, false), 1, run, WAIT, Duration.ofMillis(holdMillis));
     }
 

@@ -227,6 +227,27 @@ final class ZooKeeperEnsemble implements AutoCloseable {
         }
     }
 
+    /**
+     * Deletes the snapshots and transaction logs of member {@code i} (its {@code version-2} directory), keeping its
+     * {@code myid} and configuration; the member must be stopped and must have data.
+     */
+    void wipeData(int i) {
+        if (isRunning(i)) {
+            throw new IllegalStateException("member " + i + " still runs: stop it before wiping its data");
+        }
+        Path v2 = dir.resolve("m" + i).resolve("version-2");
+        if (!Files.isDirectory(v2)) {
+            throw new IllegalStateException("member " + i + " has no data to wipe: no " + v2);
+        }
+        try (var files = Files.walk(v2)) {
+            for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot wipe " + v2, e);
+        }
+    }
+
     /** Starts member {@code i} again with its data and waits until it serves. */
     void restart(int i, Duration timeout) {
         restart(List.of(i), timeout);

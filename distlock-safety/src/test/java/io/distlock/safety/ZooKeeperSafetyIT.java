@@ -76,6 +76,13 @@ class ZooKeeperSafetyIT implements ClientFaultTests {
 
     @Test
     @Tag("tier2")
+    void g8a_leaderPausedHalfExpiry() throws Exception {
+        Tier2StoreScenarios.g8ServerPaused(
+                store, SafetySeeds.seed(), store.expiry().dividedBy(2), "a");
+    }
+
+    @Test
+    @Tag("tier2")
     void g8_leaderPaused() throws Exception {
         Tier2StoreScenarios.g8ServerPaused(
                 store, SafetySeeds.seed(), store.expiry().multipliedBy(2), "b");
@@ -116,6 +123,26 @@ class ZooKeeperSafetyIT implements ClientFaultTests {
     @Tag("tier2")
     void g9_majorityRestarted() throws Exception {
         EnsembleRestartScenarios.g9ZooKeeperMajority(store, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void z6_ensembleDownHolderKilled() throws Exception {
+        HolderDeadRestartScenarios.zooKeeper(
+                store, SafetySeeds.seed(), ConsensusStores.ZooKeeper.SESSION.multipliedBy(2));
+    }
+
+    @Test
+    @Tag("tier2")
+    void g9_majorityDownPastSession() throws Exception {
+        EnsembleRestartScenarios.g9ZooKeeperMajority(
+                store, SafetySeeds.seed(), ConsensusStores.ZooKeeper.SESSION.multipliedBy(2), "majority-long");
+    }
+
+    @Test
+    @Tag("tier2")
+    void g9_followerDataWiped() throws Exception {
+        EnsembleRestartScenarios.zooKeeperFollowerWiped(store, SafetySeeds.seed());
     }
 
     @Test
