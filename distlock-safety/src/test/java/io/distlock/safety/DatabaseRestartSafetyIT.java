@@ -89,4 +89,24 @@ class DatabaseRestartSafetyIT {
     void j4stop_postgresql_sessionLocks() throws Exception {
         restart(postgres, "ADVISORY", true);
     }
+
+    @Test
+    void j4_mariadb_rowLock() throws Exception {
+        restart(mariadb, "ROW_LOCK", false);
+    }
+
+    @Test
+    void j4_postgresql_rowLock() throws Exception {
+        restart(postgres, "ROW_LOCK", false);
+    }
+
+    @Test
+    void j4stop_mariadb_rowLock() throws Exception {
+        restart(mariadb, "ROW_LOCK", true);
+    }
+
+    @Test
+    void j4stop_postgresql_rowLock() throws Exception {
+        restart(postgres, "ROW_LOCK", true);
+    }
 }

@@ -51,6 +51,16 @@ class ServerClockSafetyIT {
     }
 
     @Test
+    void j5_mariadb_rowLock() throws Exception {
+        database(JdbcStores.Db.MARIADB, "ROW_LOCK");
+    }
+
+    @Test
+    void j5_postgresql_rowLock() throws Exception {
+        database(JdbcStores.Db.POSTGRESQL, "ROW_LOCK");
+    }
+
+    @Test
     void k2_zooKeeper() throws Exception {
         assumeTrue(ClockFaults.library().isPresent(), "libfaketime is not installed");
         List<ClockFaults.FakeClock> clocks = new ArrayList<>();
