@@ -143,11 +143,10 @@ public final class LockEngine implements LockClient {
                 ? new ClaimEngine(this, store, config, scheduler)
                 : null;
         this.endedThreads = new EndedThreadHolds(claims == null ? List.of(states) : List.of(states, claims.states()));
-        EndedThreadHolds ended = endedThreads;
         this.threadOwners = ThreadLocal.withInitial(() -> {
             Thread t = Thread.currentThread();
             OwnerId owner = new OwnerId(id + ":t" + threadId(t));
-            ended.register(owner, t);
+            endedThreads.register(owner, t);
             return owner;
         });
         this.kinds = Set.copyOf(kinds);

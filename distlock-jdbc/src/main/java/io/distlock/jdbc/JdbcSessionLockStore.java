@@ -19,16 +19,18 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,11 +44,7 @@ import org.slf4j.LoggerFactory;
  * database, so the store has SessionHolds and the engine releases fixed-lease holds itself when their
  * lease ends.
  *
- * Pool exhaustion: a hold takes a permit of a per-client semaphore (maxPinnedConnections) before it asks the pool for
- * a connection; when the client's holds pin every permit, the acquire fails at once with a DistributedLockException
- * naming the limit, instead of blocking in the pool while the connections that would be returned are the ones this
- * client pins. Permits that other attempts use (each for one round trip, many waiters of one client retrying at once)
- * are waited for, briefly: they are not holds.
+ * Pool exhaustion: see PinLimit; a hold keeps its permit until the connection goes back to the pool.
  *
  * Fencing tokens come from the same sequence as in TABLE mode, drawn on the holding session after the lock is taken;
  * every earlier holder's token was drawn while it held the lock, so the new token is greater.
@@ -86,14 +84,11 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
     private static final Logger log = LoggerFactory.getLogger(JdbcSessionLockStore.class);
     /** How soon a waiter re-checks a lock whose holder might have died without a notification. */
     private static final Duration RECHECK = Duration.ofSeconds(1);
-    /** How long an attempt waits for a pin that other attempts of this client use (see {@link #takePin}). */
-    private static final long PIN_WAIT_MILLIS = 2_000;
 
     private final Db db;
     private final SessionLock mechanism;
     private final FairQueue queue;
-    private final int maxPinned;
-    private final Semaphore pins;
+    private final PinLimit pins;
     private final @Nullable PgListener listener;
     private final JdbcTableCounters counters;
     private final Map<String, Session> sessions = new ConcurrentHashMap<>();
@@ -151,8 +146,7 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
         this.db = db;
         this.mechanism = mechanism;
         this.queue = new FairQueue(db);
-        this.maxPinned = maxPinned;
-        this.pins = new Semaphore(maxPinned);
+        this.pins = new PinLimit(maxPinned, mechanism.mode());
         String channel = db.table.toLowerCase(java.util.Locale.ROOT) + "_release";
         this.listener = db.dialect.notifies() ? new PgListener(db.dataSource, channel, clientId) : null;
         this.counters = new JdbcTableCounters(db, listener, listener == null ? null : channel);
@@ -236,7 +230,7 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
             // the owner holds it already (a hand-off to it raced with its own attempt): busy, as in the reference
             return Attempt.busy(RECHECK);
         }
-        if (!takePin()) {
+        if (!pins.take(this::heldPins)) {
             return queued ? Attempt.busy(FairQueue.refreshWithin()) : Attempt.busy(RECHECK);
         }
         Connection c = null;
@@ -291,8 +285,7 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
                     throw e;
                 }
                 mechanism.reset(c);
-                java.util.concurrent.locks.LockSupport.parkNanos(
-                        java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(5L << attempt));
+                java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5L << attempt));
             }
         }
     }
@@ -351,7 +344,7 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
         if (!clear) {
             return Attempt.busy(busy);
         }
-        if (!takePin()) {
+        if (!pins.take(this::heldPins)) {
             return Attempt.busy(busy);
         }
         Connection c = null;
@@ -413,42 +406,13 @@ final class JdbcSessionLockStore implements JdbcStore, HandsOff, SessionHolds, C
         }
     }
 
-    /**
-     * Takes a pin for an attempt. With none free: when this client's holds pin fewer than maxPinnedConnections, the
-     * others are in use by attempts of this client, each for a round trip, so it waits for one (up to {@link
-     * #PIN_WAIT_MILLIS}) and answers false, "busy, try again", if none came in time; when its holds pin them all, the
-     * acquire fails with {@link #tooManyPins}.
-     */
-    private boolean takePin() {
-        if (pins.tryAcquire()) {
-            return true;
-        }
-        if (heldPins() >= maxPinned) {
-            throw tooManyPins();
-        }
-        try {
-            return pins.tryAcquire(PIN_WAIT_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt(); // the caller's wait sees it
-            return false;
-        }
-    }
-
     /** The connections this client's holds pin now. */
     private int heldPins() {
-        Set<Pin> held = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        Set<Pin> held = Collections.newSetFromMap(new IdentityHashMap<>());
         for (Session s : sessions.values()) {
             held.add(s.pin);
         }
         return held.size();
-    }
-
-    private DistributedLockException tooManyPins() {
-        return new DistributedLockException(
-                mechanism.mode() + " mode pins one connection per held lock, and this client already pins "
-                        + maxPinned + " (maxPinnedConnections); release a lock, raise maxPinnedConnections(..) "
-                        + "within your pool's size, or use Mode.TABLE, which pins none",
-                new SQLException("too many pinned connections"));
     }
 
     private static boolean isConnectionLost(SQLException e) {
