@@ -9,9 +9,8 @@ import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.IntegerOutput;
-import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
-import io.netty.buffer.ByteBuf;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -19,7 +18,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /*
  * Overview
@@ -108,7 +106,7 @@ final class CommandRunner {
      * outcome unknown, rather than report the hold lost.
      */
     long callOwnerChecked(LuaScript script, String[] keys, String... args) {
-        CountedArgs sent = new CountedArgs(script.sha1(), keys, args);
+        CountedScriptArgs sent = new CountedScriptArgs(script.sha1(), keys, args);
         Long answer;
         try {
             answer = await(dispatch(CommandType.EVALSHA, sent));
@@ -116,39 +114,23 @@ final class CommandRunner {
             if (!isNoScript(e)) {
                 throw e;
             }
-            sent = new CountedArgs(script.source(), keys, args);
+            sent = new CountedScriptArgs(script.source(), keys, args);
             answer = await(dispatch(CommandType.EVAL, sent));
         }
         long a = answer == null ? 0 : answer;
-        int writes = sent.writes.get();
+        int writes = sent.writes();
         if (a == 0 && writes > 1) {
             throw new DistributedLockException(
                     "Redis answered that the hold was not there, but an earlier write of the same command may have"
                             + " ended it: whether this release took effect is unknown",
-                    new java.io.IOException(
+                    new IOException(
                             "the connection broke before the answer; Lettuce wrote the command " + writes + " times"));
         }
         return a;
     }
 
-    private RedisFuture<Long> dispatch(CommandType type, CountedArgs args) {
+    private RedisFuture<Long> dispatch(CommandType type, CountedScriptArgs args) {
         return async.dispatch(type, new IntegerOutput<>(StringCodec.UTF8), args);
-    }
-
-    /** The arguments of EVAL or EVALSHA, counting how often Lettuce encodes them: once per write to a connection. */
-    private static final class CountedArgs extends CommandArgs<String, String> {
-        final AtomicInteger writes = new AtomicInteger();
-
-        CountedArgs(String script, String[] keys, String[] args) {
-            super(StringCodec.UTF8);
-            add(script).add(keys.length).addKeys(keys).addValues(args);
-        }
-
-        @Override
-        public void encode(ByteBuf buf) {
-            writes.incrementAndGet();
-            super.encode(buf);
-        }
     }
 
     private static boolean isNoScript(Throwable e) {

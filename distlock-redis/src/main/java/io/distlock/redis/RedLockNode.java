@@ -8,6 +8,9 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
@@ -112,6 +115,44 @@ final class RedLockNode implements AutoCloseable {
                     return CompletableFuture.<T>failedFuture(unwrap(error));
                 })
                 .thenCompose(f -> f);
+    }
+
+    /** What {@link #evalOwnerChecked} answers for "not there" after the command was written more than once. */
+    static final long UNKNOWN = -1;
+
+    /**
+     * Runs an owner-checked script (a release) whose integer answer is 1 (ended) or 0 (not there), like {@link #eval}.
+     * A 0 that answers a command Lettuce wrote more than once (see {@link CountedScriptArgs}) becomes {@link #UNKNOWN}:
+     * the first write may have ended the hold.
+     */
+    CompletableFuture<Long> evalOwnerChecked(LuaScript script, String[] keys, String... args) {
+        RedisAsyncCommands<String, String> c = commands();
+        if (c == null) {
+            return CompletableFuture.failedFuture(new IllegalStateException("not connected to " + this));
+        }
+        CountedScriptArgs bySha = new CountedScriptArgs(script.sha1(), keys, args);
+        return dispatch(c, CommandType.EVALSHA, bySha)
+                .handle((value, error) -> {
+                    if (error == null) {
+                        return CompletableFuture.completedFuture(ownerChecked(value, bySha));
+                    }
+                    if (unwrap(error) instanceof RedisNoScriptException) {
+                        CountedScriptArgs bySource = new CountedScriptArgs(script.source(), keys, args);
+                        return dispatch(c, CommandType.EVAL, bySource).thenApply(v -> ownerChecked(v, bySource));
+                    }
+                    return CompletableFuture.<Long>failedFuture(unwrap(error));
+                })
+                .thenCompose(f -> f);
+    }
+
+    private static CompletableFuture<Long> dispatch(
+            RedisAsyncCommands<String, String> c, CommandType type, CountedScriptArgs args) {
+        return c.dispatch(type, new IntegerOutput<>(StringCodec.UTF8), args).toCompletableFuture();
+    }
+
+    private static long ownerChecked(@Nullable Long answer, CountedScriptArgs sent) {
+        long a = answer == null ? 0 : answer;
+        return a == 0 && sent.writes() > 1 ? UNKNOWN : a;
     }
 
     /** Runs any command of the node's connection; fails at once when the node is down. */

@@ -14,6 +14,7 @@ import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScriptOutputType;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -56,7 +57,9 @@ import org.jspecify.annotations.Nullable;
  * Renewal, release, loss
  *   Renewal and release go to every node; a hold confirmed by fewer than a quorum is gone. When fewer than a quorum
  *   of nodes answer at all, the step fails with DistributedLockException: the engine keeps the hold until its last
- *   confirmed lease ends, then reports it lost; an acquire refuses at once instead of waiting.
+ *   confirmed lease ends, then reports it lost; an acquire refuses at once instead of waiting. A node whose release
+ *   answered "not there" after Lettuce wrote it again on a new connection may have ended the hold with the first
+ *   write; when such nodes make up the quorum that the ended ones miss, the release is unknown, never "lost".
  *
  * Stalled clients
  *   A round waits for its answers until the node timeout. A thread that wakes more than a node timeout past that
@@ -267,16 +270,27 @@ final class RedLockStore implements ClaimStore, ClaimAdmin {
     private int releaseOnAll(LockKey key, OwnerId owner, String what) {
         String[] hold = {holdKey(key)};
         String message = ThreadLocalRandom.current().nextLong() + ":" + owner.value() + ":" + key.name();
-        List<RedLockNode.Answer<Long>> answers = all(
-                n -> n.eval(RedLockScripts.RELEASE, ScriptOutputType.INTEGER, hold, owner.value(), channel, message));
+        List<RedLockNode.Answer<Long>> answers =
+                all(n -> n.evalOwnerChecked(RedLockScripts.RELEASE, hold, owner.value(), channel, message));
         int deleted = 0;
         int answered = 0;
+        int unknown = 0;
         for (RedLockNode.Answer<Long> a : answers) {
             Long v = a.value();
-            if (v != null) {
+            if (v != null && v == RedLockNode.UNKNOWN) {
+                unknown++;
+            } else if (v != null) {
                 answered++;
                 deleted += v.intValue();
             }
+        }
+        if (deleted < quorum && deleted + unknown >= quorum) {
+            throw new DistributedLockException(
+                    "RedLock " + what + " of '" + key + "': " + deleted + " of " + nodes.size() + " nodes ended the"
+                            + " hold and " + unknown + " answered that it was not there after the command was written"
+                            + " again on a new connection, so an earlier write may have ended it: whether this "
+                            + what + " took effect on " + quorum + " nodes is unknown",
+                    new IOException("a connection broke before the answer; Lettuce wrote the command again"));
         }
         if (deleted < quorum && answered < quorum) {
             throw unreachable(what, key, answered, answers);
