@@ -70,6 +70,18 @@ class EtcdSafetyIT implements ClientFaultTests {
 
     @Test
     @Tag("tier2")
+    void g6_releaseReplyLost_writeLock() throws Exception {
+        ReleaseFaultScenarios.g6ReleaseReplyLost(store, SafetySeeds.seed(), ReleaseFaultScenarios.Primitive.WRITE_LOCK);
+    }
+
+    @Test
+    @Tag("tier2")
+    void g6_releaseReplyLost_permit() throws Exception {
+        ReleaseFaultScenarios.g6ReleaseReplyLost(store, SafetySeeds.seed(), ReleaseFaultScenarios.Primitive.PERMIT);
+    }
+
+    @Test
+    @Tag("tier2")
     void g7_degradedNetwork() throws Exception {
         Tier2Scenarios.g7DegradedNetwork(store, SafetySeeds.seed());
     }

@@ -82,8 +82,34 @@ class JdbcRowLockSafetyIT {
 
     @Test
     @Tag("tier2")
+    void g6_releaseReplyLost_mariadb_writeLock() throws Exception {
+        ReleaseFaultScenarios.g6ReleaseReplyLost(
+                mariadb, SafetySeeds.seed(), ReleaseFaultScenarios.Primitive.WRITE_LOCK);
+    }
+
+    @Test
+    @Tag("tier2")
+    void g6_releaseReplyLost_mariadb_permit() throws Exception {
+        ReleaseFaultScenarios.g6ReleaseReplyLost(mariadb, SafetySeeds.seed(), ReleaseFaultScenarios.Primitive.PERMIT);
+    }
+
+    @Test
+    @Tag("tier2")
     void g6_releaseReplyLost_postgres() throws Exception {
         ReleaseFaultScenarios.g6ReleaseReplyLost(postgres, SafetySeeds.seed());
+    }
+
+    @Test
+    @Tag("tier2")
+    void g6_releaseReplyLost_postgres_writeLock() throws Exception {
+        ReleaseFaultScenarios.g6ReleaseReplyLost(
+                postgres, SafetySeeds.seed(), ReleaseFaultScenarios.Primitive.WRITE_LOCK);
+    }
+
+    @Test
+    @Tag("tier2")
+    void g6_releaseReplyLost_postgres_permit() throws Exception {
+        ReleaseFaultScenarios.g6ReleaseReplyLost(postgres, SafetySeeds.seed(), ReleaseFaultScenarios.Primitive.PERMIT);
     }
 
     @Test

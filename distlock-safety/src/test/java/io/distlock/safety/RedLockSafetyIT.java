@@ -38,4 +38,12 @@ class RedLockSafetyIT {
     void l1r_restartWithoutData() throws Exception {
         RedLockScenarios.l1rRestartWithoutData(store, SafetySeeds.seed());
     }
+
+    @Test
+    @Tag("tier2")
+    void l1r_restart_appendfsyncAlways() throws Exception {
+        try (RedLockStore persisted = new RedLockStore(5, "--appendonly", "yes", "--appendfsync", "always")) {
+            RedLockScenarios.l1rRestartWithData(persisted, SafetySeeds.seed());
+        }
+    }
 }

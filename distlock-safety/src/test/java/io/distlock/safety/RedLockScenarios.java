@@ -80,8 +80,30 @@ final class RedLockScenarios {
      * data votes again"); the fenced counter must lose nothing (S3).
      */
     static CheckReport l1rRestartWithoutData(RedLockStore store, long seed) throws InterruptedException {
-        try (Scenario s =
-                new Scenario("L1r", "two of the holder's three RedLock nodes restart empty", "tier2", store, seed)) {
+        return l1rRestart(store, seed, false);
+    }
+
+    /**
+     * L1r with {@code appendfsync always}: as {@link #l1rRestartWithoutData}, on nodes that write every change to their
+     * append-only file before they answer ({@code store} started so), so the two nodes restart with the holder's key.
+     * The hold survives: its renewals during the restart reach fewer than a quorum (an unknown outcome, the hold kept
+     * until its last confirmed lease), and those after it find the key on three nodes again; nobody else can gather a
+     * majority meanwhile. Everything is MUST: S1, S2, S3, LIN, L3, L4.
+     */
+    static CheckReport l1rRestartWithData(RedLockStore store, long seed) throws InterruptedException {
+        return l1rRestart(store, seed, true);
+    }
+
+    private static CheckReport l1rRestart(RedLockStore store, long seed, boolean keepsData)
+            throws InterruptedException {
+        try (Scenario s = new Scenario(
+                keepsData ? "L1r-always" : "L1r",
+                keepsData
+                        ? "two of the holder's three RedLock nodes restart, appendfsync always"
+                        : "two of the holder's three RedLock nodes restart empty",
+                "tier2",
+                store,
+                seed)) {
             Duration hole = Duration.ofSeconds(8);
             Tier2Scenarios.slowHolders(s, Timing.seconds(20), 5000);
             Timing.sleep(Duration.ofSeconds(2));
@@ -101,9 +123,11 @@ final class RedLockScenarios {
             List<Integer> restart = List.copyOf(candidates.subList(0, 2));
             s.note("holder " + holder + ": key on " + holdNodes(store, s, holder) + ", cut off from " + cut
                     + ", restarting " + restart);
-            s.effect(Effect.HOLD_REMOVED);
+            if (!keepsData) {
+                s.effect(Effect.HOLD_REMOVED);
+            }
             Fault.oneShot(
-                    "restart-empty",
+                    keepsData ? "restart" : "restart-empty",
                     "n" + restart.get(0) + ",n" + restart.get(1),
                     () -> restart.forEach(i -> store.nodes.get(i).restart()),
                     s.faultLog());
@@ -115,6 +139,9 @@ final class RedLockScenarios {
             s.measure("lostHolds", lost(s));
             s.probe(CLIENTS, store.expiry().plusSeconds(3));
             s.leftovers(Timing.scaled(store.expiry().plusSeconds(3)));
+            if (keepsData) {
+                return s.finish(Scenario.expect(List.of(S1, S2, S3, LIN, L3, L4), Tier1Scenarios.doc(store)));
+            }
             return s.finish(Scenario.expect(List.of(S3, L3, L4, L5), List.of(S1, S2, LIN)));
         }
     }

@@ -7,7 +7,8 @@ import java.util.List;
 import java.util.StringJoiner;
 
 /**
- * RedLock on five independent {@code redis-server} processes on free loopback ports, without persistence: clients
+ * RedLock on five independent {@code redis-server} processes on free loopback ports, without persistence unless
+ * asked for: clients
  * ({@code RedLockClient}, 2 s watchdog lease, 500 ms node timeout) reach each node through a fault proxy of their
  * own, so a client can be cut off from some nodes only.
  */
@@ -17,9 +18,14 @@ final class RedLockStore extends Store {
     final List<RedisServer> nodes = new ArrayList<>();
 
     RedLockStore(int count) {
+        this(count, new String[0]);
+    }
+
+    /** {@code count} nodes started with {@code serverArgs} (e.g. persistence: a restart keeps the data then). */
+    RedLockStore(int count, String... serverArgs) {
         try {
             for (int i = 0; i < count; i++) {
-                nodes.add(RedisServer.started());
+                nodes.add(RedisServer.started(serverArgs));
             }
         } catch (RuntimeException e) {
             close();

@@ -106,6 +106,18 @@ class RedisSafetyIT implements ClientFaultTests {
 
     @Test
     @Tag("tier2")
+    void g6_releaseReplyLost_writeLock() throws Exception {
+        ReleaseFaultScenarios.g6ReleaseReplyLost(store, SafetySeeds.seed(), ReleaseFaultScenarios.Primitive.WRITE_LOCK);
+    }
+
+    @Test
+    @Tag("tier2")
+    void g6_releaseReplyLost_permit() throws Exception {
+        ReleaseFaultScenarios.g6ReleaseReplyLost(store, SafetySeeds.seed(), ReleaseFaultScenarios.Primitive.PERMIT);
+    }
+
+    @Test
+    @Tag("tier2")
     void r5_debugSleep_halfTheLease() throws Exception {
         ServerStallScenarios.r5ServerStalled(SafetySeeds.seed(), "sleep", RedisStores.LEASE.dividedBy(2), "a");
     }

@@ -51,7 +51,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * refused, make its fenced increment and release it with "ok": a retry of c1's release that ended c2's hold shows up
  * as a failed check, c3 getting in, or c2's release answering lost. A release applied before its reply was lost that
  * answers LockLostException ("lost before the release", LockHold.release) is counted (appliedAnsweredLost); it fails
- * the test where the store's release reports that doubt as a store failure (Redis, JDBC TABLE and ROW_LOCK), and is a
+ * the test where the store's release reports that doubt as a store failure (Redis, RedLock, JDBC TABLE and ROW_LOCK), and is a
  * documented finding elsewhere.
  */
 /** G6: a release applied in the store whose reply is lost (tier 2). */
@@ -82,8 +82,40 @@ final class ReleaseFaultScenarios {
      * an "ok" left no hold of c1's in the store; c2 took the lock within the expiry + 3 s and kept it.
      */
     static CheckReport g6ReleaseReplyLost(Store store, long seed) throws InterruptedException {
+        return g6ReleaseReplyLost(store, seed, Primitive.LOCK);
+    }
+
+    /** The primitive whose release G6 drops the reply of: each is exclusive, so S1 judges it as a lock's. */
+    enum Primitive {
+        /** A {@link LockClient#lock} (scenario G6). */
+        LOCK("G6", ""),
+        /** The write lock of a {@link LockClient#readWriteLock} (G6-write): its release runs the read-write script. */
+        WRITE_LOCK("G6-write", ", write lock"),
+        /** The one permit of a {@link LockClient#semaphore} of size 1 (G6-permit): its release is a claim release. */
+        PERMIT("G6-permit", ", semaphore permit");
+
+        final String id;
+        final String title;
+
+        Primitive(String id, String title) {
+            this.id = id;
+            this.title = title;
+        }
+
+        RecordedLock of(LockClient c, String key, HistoryWriter history) {
+            return switch (this) {
+                case LOCK -> new RecordedLock(c.lock(key), history);
+                case WRITE_LOCK -> new RecordedLock(c.readWriteLock(key).writeLock(), history);
+                case PERMIT -> RecordedLock.ofPermits(c.semaphore(key, 1), 1, history);
+            };
+        }
+    }
+
+    /** {@link #g6ReleaseReplyLost(Store, long)} on the holds of {@code primitive}. */
+    static CheckReport g6ReleaseReplyLost(Store store, long seed, Primitive primitive) throws InterruptedException {
         String hookName = "g6-" + store.name() + "-" + seed + "-" + System.nanoTime();
-        try (Scenario s = new Scenario("G6", "release applied, reply lost", "tier2", store, seed);
+        try (Scenario s = new Scenario(
+                        primitive.id, "release applied, reply lost" + primitive.title, "tier2", store, seed);
                 FencedResourceClient resource =
                         new FencedResourceClient("127.0.0.1", s.resource.port(), Duration.ofSeconds(5))) {
             Map<String, String> spec = Clients.parse(s.spec("c1", true));
@@ -100,9 +132,9 @@ final class ReleaseFaultScenarios {
             LockClient c1 = jdbc
                     ? s.client("c1", Clients.with(s.spec("c1", true), "commitHook", hookName))
                     : s.client("c1", true);
-            RecordedLock l1 = new RecordedLock(c1.lock(s.key()), s.history("c1"));
-            RecordedLock l2 = new RecordedLock(s.client("c2", false).lock(s.key()), s.history("c2"));
-            RecordedLock l3 = new RecordedLock(s.client("c3", false).lock(s.key()), s.history("c3"));
+            RecordedLock l1 = primitive.of(c1, s.key(), s.history("c1"));
+            RecordedLock l2 = primitive.of(s.client("c2", false), s.key(), s.history("c2"));
+            RecordedLock l3 = primitive.of(s.client("c3", false), s.key(), s.history("c3"));
             LockAdmin admin = s.client("admin", false).admin();
             warmUp(l2);
             warmUp(l3);
@@ -211,7 +243,7 @@ final class ReleaseFaultScenarios {
             CheckReport r = s.finish(
                     Scenario.expect(Tier1Scenarios.must(store, S1, S3, L3, L4, LIN), Tier1Scenarios.doc(store)));
             if (!broken.isEmpty()) {
-                throw new AssertionError("G6 on " + store.name() + ": " + String.join("; ", broken));
+                throw new AssertionError(primitive.id + " on " + store.name() + ": " + String.join("; ", broken));
             }
             return r;
         } finally {
@@ -224,12 +256,14 @@ final class ReleaseFaultScenarios {
      * LockLostException: JDBC lock tables (mode TABLE), whose release retries after a failed commit and reports a hold
      * it cannot find then as an unknown outcome; ROW_LOCK, whose release reports a commit that failed once sent as
      * unknown; Redis, whose release reports a "not there" answer to a command Lettuce wrote twice (once reconnected) as
-     * unknown.
+     * unknown; RedLock, which counts such answers of its nodes as unknown, not as "not there".
      */
     private static boolean unknownIsNotLost(Map<String, String> spec) {
         String kind = spec.get("kind");
         String mode = spec.get("mode");
-        return "redis".equals(kind) || ("jdbc".equals(kind) && ("TABLE".equals(mode) || "ROW_LOCK".equals(mode)));
+        return "redis".equals(kind)
+                || "redlock".equals(kind)
+                || ("jdbc".equals(kind) && ("TABLE".equals(mode) || "ROW_LOCK".equals(mode)));
     }
 
     /** One acquire and release by {@code l}, so that its client is connected (and has its lease) before the rounds. */
